@@ -1,0 +1,12 @@
+# Warnings for our own code only; never applied to third-party or generated code.
+add_library(standard_warnings INTERFACE)
+target_compile_options(standard_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow
+                       -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wunused
+                       -Woverloaded-virtual -Wnull-dereference -Wformat=2
+                       # GCC 12 false positive on std::string concatenation (GCC bug 105329)
+                       -Wno-restrict)
+if(RAYLAUNCH_WERROR)
+  target_compile_options(standard_warnings INTERFACE -Werror)
+endif()
+# Smaller static binary: let the linker drop unused sections.
+add_compile_options(-ffunction-sections -fdata-sections)

@@ -1,0 +1,193 @@
+#include "pod_identity.hpp"
+
+#include <optional>
+#include <sstream>
+
+#include "error.hpp"
+#include "util/parse.hpp"
+
+namespace launcher {
+
+const char* to_string(Role r) { return r == Role::head ? "head" : "worker"; }
+
+std::vector<std::string> PodIdentity::expected_node_names() const {
+  std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(nodes));
+  for (int i = 0; i < nodes; ++i) {
+    names.push_back(nodes == 1 && base_name.empty() ? hostname : base_name + "-" + std::to_string(i));
+  }
+  return names;
+}
+
+namespace {
+
+// "training-3" → 3; nullopt when the name has no "-<digits>" suffix.
+std::optional<int> hostname_suffix(const std::string& hostname) {
+  const auto dash = hostname.rfind('-');
+  if (dash == std::string::npos || dash + 1 == hostname.size()) {
+    return std::nullopt;
+  }
+  const auto n = util::parse_int(std::string_view(hostname).substr(dash + 1), 0, 99'999);
+  if (!n) {
+    return std::nullopt;
+  }
+  return static_cast<int>(*n);
+}
+
+std::string strip_suffix(const std::string& hostname) {
+  return hostname_suffix(hostname) ? hostname.substr(0, hostname.rfind('-')) : hostname;
+}
+
+// The kubelet writes "<ip> <hostname>.<subdomain>.<ns>.svc.<domain> <hostname>" into
+// /etc/hosts for pods with a subdomain (StatefulSet pods get one from serviceName).
+// Returns the FQDN's labels after the hostname: {subdomain, ns, "svc", domain...}.
+std::optional<std::vector<std::string>> own_fqdn_labels(const std::string& etc_hosts, const std::string& hostname) {
+  std::istringstream lines(etc_hosts);
+  std::string line;
+  const std::string prefix = hostname + ".";
+  while (std::getline(lines, line)) {
+    line = line.substr(0, line.find('#'));
+    for (const std::string& name : util::split_words(line)) {
+      if (!name.starts_with(prefix)) {
+        continue;
+      }
+      std::vector<std::string> labels;
+      std::istringstream parts(name.substr(prefix.size()));
+      std::string label;
+      while (std::getline(parts, label, '.')) {
+        labels.push_back(label);
+      }
+      if (labels.size() >= 4 && labels[2] == "svc") {
+        return labels;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::string join_from(const std::vector<std::string>& labels, std::size_t first) {
+  std::string out;
+  for (std::size_t i = first; i < labels.size(); ++i) {
+    out += (out.empty() ? "" : ".") + labels[i];
+  }
+  return out;
+}
+
+// "search ml.svc.cluster.local svc.cluster.local cluster.local" → "cluster.local" for ns "ml".
+std::optional<std::string> domain_from_resolv_conf(const std::string& resolv_conf, const std::string& ns) {
+  std::istringstream lines(resolv_conf);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto words = util::split_words(line);
+    if (words.empty() || words[0] != "search") {
+      continue;
+    }
+    for (std::size_t i = 1; i < words.size(); ++i) {
+      const std::string want = ns.empty() ? std::string(".svc.") : ns + ".svc.";
+      const auto at = words[i].find(want);
+      if ((ns.empty() ? at != std::string::npos : at == 0) && at + want.size() < words[i].size()) {
+        return words[i].substr(at + want.size());
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
+  PodIdentity id;
+  std::vector<std::string> problems;
+  id.nodes = config.nodes;
+  id.ray_port = config.ray_port;
+  id.hostname = facts.hostname;
+  id.base_name = strip_suffix(facts.hostname);
+
+  // Ordinal: explicit setting, then the Indexed Job's index, then the StatefulSet name suffix.
+  if (config.ordinal) {
+    id.ordinal = *config.ordinal;
+    id.ordinal_source = config.ordinal_source;
+  } else if (auto jci = facts.env.find("JOB_COMPLETION_INDEX"); jci != facts.env.end() && !jci->second.empty()) {
+    const auto n = util::parse_int(jci->second, 0, config.nodes - 1);
+    if (n) {
+      id.ordinal = static_cast<int>(*n);
+      id.ordinal_source = "JOB_COMPLETION_INDEX";
+    } else {
+      problems.push_back(bad_setting("JOB_COMPLETION_INDEX", jci->second,
+                                     n.error() + ", below nodes=" + std::to_string(config.nodes)));
+    }
+  } else if (auto suffix = hostname_suffix(facts.hostname)) {
+    id.ordinal = *suffix;
+    id.ordinal_source = "hostname " + facts.hostname;
+    if (*suffix >= config.nodes) {
+      problems.push_back("hostname " + facts.hostname + ": ordinal " + std::to_string(*suffix) +
+                         " is not below nodes=" + std::to_string(config.nodes) +
+                         " (set RAYLAUNCH_NODES to the replica count)");
+    }
+  } else if (config.nodes == 1) {
+    id.ordinal = 0;
+    id.ordinal_source = "single node (nodes=1)";
+  } else {
+    problems.push_back("ordinal: hostname \"" + facts.hostname +
+                       "\" has no -N suffix and neither RAYLAUNCH_ORDINAL nor JOB_COMPLETION_INDEX is set "
+                       "(expected a StatefulSet/Indexed Job pod name like training-3, or --ordinal N)");
+  }
+  id.role = id.ordinal == 0 ? Role::head : Role::worker;
+
+  const auto fqdn = own_fqdn_labels(facts.etc_hosts, facts.hostname);
+  id.namespace_name = config.namespace_name.value_or("");
+  if (config.service) {
+    id.service = *config.service;
+    id.service_source = setting_spec("service").env;
+  } else if (fqdn) {
+    id.service = (*fqdn)[0];
+    id.service_source = "/etc/hosts";
+  }
+  if (config.cluster_domain) {
+    id.cluster_domain = *config.cluster_domain;
+    id.cluster_domain_source = setting_spec("cluster_domain").env;
+  } else if (fqdn) {
+    id.cluster_domain = join_from(*fqdn, 3);
+    id.cluster_domain_source = "/etc/hosts";
+  } else if (auto d = domain_from_resolv_conf(facts.resolv_conf, id.namespace_name)) {
+    id.cluster_domain = *d;
+    id.cluster_domain_source = "/etc/resolv.conf";
+  } else {
+    id.cluster_domain = "cluster.local";
+    id.cluster_domain_source = "default";
+  }
+
+  // Head host: an override, else the head pod's stable DNS name under the headless Service.
+  const bool single = config.nodes == 1 && id.role == Role::head;
+  if (config.head_address) {
+    id.head_host = *config.head_address;
+    id.head_host_source = setting_spec("head_address").env;
+  } else if (single && (id.namespace_name.empty() || id.service.empty())) {
+    id.head_host = "127.0.0.1";
+    id.head_host_source = "single-node job: this pod";
+  } else {
+    if (id.namespace_name.empty()) {
+      problems.push_back(
+          "namespace: not set, and the head's DNS name needs it (set POD_NAMESPACE from the Downward API: "
+          "valueFrom.fieldRef.fieldPath: metadata.namespace, or pass --namespace or --head-address)");
+    }
+    if (id.service.empty()) {
+      problems.push_back("service: not set and not found in /etc/hosts (set RAYLAUNCH_SERVICE to the headless "
+                         "Service name, or give the pod a subdomain, or pass --head-address)");
+    }
+    if (!hostname_suffix(facts.hostname) && !config.ordinal && facts.env.count("JOB_COMPLETION_INDEX") == 0) {
+      // already reported above as a missing ordinal
+    } else if (id.base_name == facts.hostname && !hostname_suffix(facts.hostname)) {
+      problems.push_back("hostname \"" + facts.hostname +
+                         "\" has no -N suffix, so the head's name cannot be derived (pass --head-address)");
+    }
+    id.head_host = id.base_name + "-0." + id.service + "." + id.namespace_name + ".svc." + id.cluster_domain;
+    id.head_host_source = "derived";
+  }
+  if (!problems.empty()) {
+    throw Fatal(exit_code::usage, problems);
+  }
+  return id;
+}
+
+}  // namespace launcher

@@ -1,0 +1,170 @@
+#include "util/parse.hpp"
+
+#include <array>
+#include <charconv>
+#include <cstdio>
+#include <limits>
+
+namespace launcher::util {
+
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// Parses leading digits of `s` into `out`; returns how many characters were consumed (0: none).
+std::size_t leading_uint(std::string_view s, std::uint64_t& out) {
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (ec != std::errc()) {
+    return 0;
+  }
+  return static_cast<std::size_t>(ptr - s.data());
+}
+
+}  // namespace
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && is_space(s.back())) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::vector<std::string> split_words(std::string_view s) {
+  std::vector<std::string> words;
+  std::string current;
+  for (char c : s) {
+    if (is_space(c)) {
+      if (!current.empty()) {
+        words.push_back(std::move(current));
+        current.clear();
+      }
+    } else {
+      current.push_back(c);
+    }
+  }
+  if (!current.empty()) {
+    words.push_back(std::move(current));
+  }
+  return words;
+}
+
+Result<std::int64_t> parse_int(std::string_view text, std::int64_t min, std::int64_t max) {
+  const std::string expected = "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
+  std::int64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || value < min || value > max) {
+    return Result<std::int64_t>::failure(expected);
+  }
+  return value;
+}
+
+Result<std::chrono::milliseconds> parse_duration(std::string_view text) {
+  using Ms = std::chrono::milliseconds;
+  const std::string expected = "a positive duration such as 300, 300s, 5m, 1h or 1500ms";
+  if (text.empty()) {
+    return Result<Ms>::failure(expected);
+  }
+  std::uint64_t total_ms = 0;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    std::uint64_t n = 0;
+    const std::size_t used = leading_uint(rest, n);
+    if (used == 0) {
+      return Result<Ms>::failure(expected);
+    }
+    rest.remove_prefix(used);
+    std::uint64_t unit_ms = 1000;  // a bare number is seconds, as in the issue and in `sleep`
+    if (rest.starts_with("ms")) {
+      unit_ms = 1;
+      rest.remove_prefix(2);
+    } else if (rest.starts_with("s")) {
+      rest.remove_prefix(1);
+    } else if (rest.starts_with("m")) {
+      unit_ms = 60'000;
+      rest.remove_prefix(1);
+    } else if (rest.starts_with("h")) {
+      unit_ms = 3'600'000;
+      rest.remove_prefix(1);
+    } else if (!rest.empty() || used != text.size()) {
+      return Result<Ms>::failure(expected);  // junk, or a unit-less number after a unit
+    }
+    if (n > std::numeric_limits<std::uint32_t>::max()) {
+      return Result<Ms>::failure(expected);
+    }
+    total_ms += n * unit_ms;
+  }
+  if (total_ms == 0) {
+    return Result<Ms>::failure(expected);
+  }
+  return Ms(static_cast<Ms::rep>(total_ms));
+}
+
+Result<std::uint64_t> parse_size(std::string_view text) {
+  const std::string expected = "a size in bytes or with a suffix such as 64Gi, 512Mi, 60G";
+  std::uint64_t n = 0;
+  const std::size_t used = leading_uint(text, n);
+  if (used == 0) {
+    return Result<std::uint64_t>::failure(expected);
+  }
+  const std::string_view suffix = text.substr(used);
+  struct Unit {
+    std::string_view name;
+    std::uint64_t factor;
+  };
+  static constexpr std::array<Unit, 11> units = {{{"", 1},
+                                                  {"Ki", 1ULL << 10},
+                                                  {"Mi", 1ULL << 20},
+                                                  {"Gi", 1ULL << 30},
+                                                  {"Ti", 1ULL << 40},
+                                                  {"k", 1000ULL},
+                                                  {"K", 1000ULL},
+                                                  {"M", 1000ULL * 1000},
+                                                  {"G", 1000ULL * 1000 * 1000},
+                                                  {"T", 1000ULL * 1000 * 1000 * 1000},
+                                                  {"B", 1}}};
+  for (const Unit& unit : units) {
+    if (suffix == unit.name) {
+      if (n > std::numeric_limits<std::uint64_t>::max() / unit.factor) {
+        return Result<std::uint64_t>::failure(expected);
+      }
+      return n * unit.factor;
+    }
+  }
+  return Result<std::uint64_t>::failure(expected);
+}
+
+std::string format_size(std::uint64_t bytes) {
+  // The largest binary unit that fits; exact when it divides evenly, else one decimal.
+  static constexpr std::array<std::pair<std::uint64_t, const char*>, 4> units = {
+      {{1ULL << 40, "Ti"}, {1ULL << 30, "Gi"}, {1ULL << 20, "Mi"}, {1ULL << 10, "Ki"}}};
+  for (const auto& [factor, name] : units) {
+    if (bytes >= factor) {
+      if (bytes % factor == 0) {
+        return std::to_string(bytes / factor) + name;
+      }
+      std::array<char, 32> buf{};
+      std::snprintf(buf.data(), buf.size(), "%.1f%s", static_cast<double>(bytes) / static_cast<double>(factor), name);
+      return buf.data();
+    }
+  }
+  return std::to_string(bytes);
+}
+
+std::string format_duration(std::chrono::milliseconds d) {
+  const auto ms = d.count();
+  if (ms % 3'600'000 == 0) {
+    return std::to_string(ms / 3'600'000) + "h";
+  }
+  if (ms % 60'000 == 0) {
+    return std::to_string(ms / 60'000) + "m";
+  }
+  if (ms % 1000 == 0) {
+    return std::to_string(ms / 1000) + "s";
+  }
+  return std::to_string(ms) + "ms";
+}
+
+}  // namespace launcher::util

@@ -1,0 +1,35 @@
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace launcher::util {
+
+// Each returns the value or a short "expected …" phrase for the caller's one-line error.
+
+// A decimal integer in [`min`, `max`]; no sign other than a leading '-', no spaces, no suffix.
+Result<std::int64_t> parse_int(std::string_view text, std::int64_t min, std::int64_t max);
+
+// "300", "300s", "5m", "1h", "1500ms", "1m30s": a positive duration.
+Result<std::chrono::milliseconds> parse_duration(std::string_view text);
+
+// Bytes: "1073741824", Kubernetes quantities "64Gi", "512Mi", "1Ti", SI "60G", "500M", "1k".
+Result<std::uint64_t> parse_size(std::string_view text);
+
+// "64Gi"-style text for a byte count, exact when it divides evenly, else one decimal (GiB).
+std::string format_size(std::uint64_t bytes);
+
+// "300s", "5m", "1500ms": the shortest exact text for a duration.
+std::string format_duration(std::chrono::milliseconds d);
+
+// Trims ASCII whitespace at both ends.
+std::string_view trim(std::string_view s);
+
+// Splits on runs of ASCII whitespace; no quoting (there is no shell here).
+std::vector<std::string> split_words(std::string_view s);
+
+}  // namespace launcher::util
