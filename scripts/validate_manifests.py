@@ -175,7 +175,8 @@ class Schemas:
                 self.defs = json.load(f)["definitions"]
         except (OSError, ValueError, KeyError) as err:
             raise SetupError(f"cannot load Kubernetes definitions {defs_path}: {err}") from err
-        make_strict(self.defs)
+        for definition in self.defs.values():
+            make_strict(definition)
         self.by_kind = {}
         for name, definition in self.defs.items():
             for gvk in definition.get("x-kubernetes-group-version-kind", []):
@@ -269,7 +270,7 @@ def argv_lists(container):
 
 
 def inline_shell(argv):
-    """True when argv runs a shell with -c (also -lc, -ec, after -o pipefail...)."""
+    """The `<shell> -c <script>` part of argv (also -lc, -ec, after -o pipefail), or None."""
     argv = [str(a) for a in argv]
     for i, arg in enumerate(argv):
         if os.path.basename(arg) not in SHELLS:
@@ -280,9 +281,9 @@ def inline_shell(argv):
                 j += 2
                 continue
             if re.fullmatch(r"-[A-Za-z]*c[A-Za-z]*", argv[j]):
-                return True
+                return " ".join(argv[i:j + 2])
             j += 1
-    return False
+    return None
 
 
 def is_raylaunch(argv, subcommand):
@@ -305,6 +306,12 @@ def as_int(value):
         return None
 
 
+def int_field(obj, key, default):
+    """obj[key] when it is an integer, the default when absent, None for a wrong type."""
+    value = obj.get(key, default) if isinstance(obj, dict) else default
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def duration_seconds(text):
     match = re.fullmatch(r"(\d+)(s|m|h)?", str(text).strip())
     if not match:
@@ -317,9 +324,10 @@ def shell_and_env_rules(doc):
     for where, pod_spec in pod_specs(doc):
         for cname, container in containers(pod_spec):
             for field, argv in argv_lists(container):
-                if inline_shell(argv):
+                script = inline_shell(argv)
+                if script:
                     problems.append(f"rule no-shell: {where}.{cname}.{field} runs an inline shell script "
-                                    f"({' '.join(str(a) for a in argv[:3])} ...); give the program's argv directly")
+                                    f"({json.dumps(script)}); give the program's argv directly")
             variables = [(e.get("name"), str(e.get("value", ""))) for e in container.get("env") or []
                          if isinstance(e, dict)]
             argv = [str(a) for a in (container.get("command") or []) + (container.get("args") or [])]
@@ -384,7 +392,8 @@ def raylaunch_container_rules(kind, spec, where, pod_spec, cname, container):
         problems.append(f"rule namespace: {here} needs env POD_NAMESPACE from fieldRef metadata.namespace")
 
     for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
-        if probe in container and container[probe].get("timeoutSeconds", 1) < 2:
+        timeout = int_field(container.get(probe), "timeoutSeconds", 1)
+        if probe in container and timeout is not None and timeout < 2:
             problems.append(f"rule probe-timing: {here}.{probe}.timeoutSeconds must be >= 2 "
                             "(the probe's own deadline is 1 s, plus exec start)")
     if multi_node:
@@ -397,8 +406,9 @@ def raylaunch_container_rules(kind, spec, where, pod_spec, cname, container):
             problems.append(f"rule probe-timing: {here} needs a startupProbe covering RAYLAUNCH_JOIN_TIMEOUT "
                             f"({join} s) + 120 s, or liveness kills pods waiting at the barrier")
         else:
-            window = startup.get("periodSeconds", 10) * startup.get("failureThreshold", 3)
-            if window < join + 120:
+            period, threshold = int_field(startup, "periodSeconds", 10), int_field(startup, "failureThreshold", 3)
+            window = period * threshold if period is not None and threshold is not None else None
+            if window is not None and window < join + 120:
                 problems.append(f"rule probe-timing: {here}.startupProbe allows {window} s "
                                 f"(periodSeconds x failureThreshold) < RAYLAUNCH_JOIN_TIMEOUT {join} s + 120 s")
 
@@ -413,7 +423,8 @@ def raylaunch_container_rules(kind, spec, where, pod_spec, cname, container):
 
     if kind == "Job" and multi_node:
         rules = dig(spec, "successPolicy", "rules") or []
-        if spec.get("completionMode") != "Indexed" or not any(r.get("succeededIndexes") == "0" for r in rules):
+        if spec.get("completionMode") != "Indexed" or not any(
+                isinstance(r, dict) and r.get("succeededIndexes") == "0" for r in rules):
             problems.append("rule indexed-job: a multi-node Job needs completionMode: Indexed and successPolicy "
                             'rules [{succeededIndexes: "0"}], so it completes when the head (index 0) succeeds')
     return problems
@@ -442,6 +453,8 @@ def mpirun_rules(doc):
     workers = dig(spec, "mpiReplicaSpecs", "Worker", "replicas", default=1)
     slots = spec.get("slotsPerWorker", 1)
     problems = []
+    if not isinstance(workers, int) or not isinstance(slots, int):
+        return problems  # the schema check reports the wrong type
     for _, pod_spec in pod_specs(doc):
         for cname, container in containers(pod_spec):
             argv = [str(a) for a in (container.get("command") or []) + (container.get("args") or [])]
@@ -469,7 +482,7 @@ def unit_rules(docs):
             service = services.get(name)
             if service is None:
                 problems.append((index, f"rule headless-service: {field} names Service {json.dumps(name)}, "
-                                        "which is not in this build"))
+                                        "which is not among the objects checked with it (same build or file)"))
             elif dig(service, "spec", "clusterIP") != "None":
                 problems.append((index, f"rule headless-service: {field} names Service {json.dumps(name)}, "
                                         "which must be headless (clusterIP: None)"))
@@ -523,7 +536,12 @@ class Checker:
             for message in self.schemas.errors(doc):
                 self.fail(source, message, index, doc)
             if self.rules:
-                for message in object_rules(doc):
+                try:
+                    problems = object_rules(doc)
+                except (TypeError, AttributeError, ValueError) as err:
+                    # Rules assume the schema's types; a wrong type was reported above.
+                    problems = [f"rules not checked: unexpected structure ({err})"]
+                for message in problems:
                     self.fail(source, message, index, doc)
         if self.rules and whole_unit:
             for index, message in unit_rules(docs):
