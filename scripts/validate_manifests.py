@@ -14,7 +14,8 @@ Schemas: the Kubernetes 1.32 definitions and the MPIJob CRD in tests/manifests/s
 object schema that lists `properties`, as the API server's fieldValidation=Strict does. A
 kind with no schema is a failure. CRD metadata is checked against the real ObjectMeta.
 
-Rules (skip with --no-rules) are listed in RULES below; each failure names its rule.
+Rules (skip with --no-rules; list with --list-rules) are in RULES below; each failure names
+its rule.
 
 Exit status: 0 all valid, 1 something invalid, 2 setup problem (missing package, kubectl or
 schema file, nothing to check). Run it with Debian's /usr/bin/python3 (python3-yaml,
@@ -621,12 +622,21 @@ def plan(paths):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="YAML file, kustomize directory, directory tree or -")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="YAML file, kustomize directory, directory tree or -")
     parser.add_argument("--k8s-defs", default=DEFAULT_DEFS, help="Kubernetes JSON-schema definitions (default: %(default)s)")
     parser.add_argument("--crd", action="append", help="CRD YAML to validate custom resources with "
                         "(repeatable; default: the MPIJob CRD in tests/manifests/schemas)")
     parser.add_argument("--no-rules", dest="rules", action="store_false", help="schema checks only")
+    parser.add_argument("--list-rules", action="store_true", help="print raylaunch's rules and exit")
     args = parser.parse_args(argv)
+    if args.list_rules:
+        for name, text in RULES.items():
+            print(f"{name}: {text}")
+        for kind, reason in RAYLAUNCH_EXEMPT.items():
+            print(f"exempt: {kind}: only no-shell, legacy-fabric-env and mpirun-np apply ({reason})")
+        return EXIT_VALID
+    if not args.paths:
+        parser.error("at least one PATH is required")
     try:
         if IMPORT_ERROR is not None:
             raise SetupError(f"{IMPORT_ERROR} (apt-get install python3-yaml python3-jsonschema, and run "
