@@ -43,9 +43,10 @@ int run_cli(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? exit_code::ok : exit_code::usage;
+    throw Fatal(exit_code::usage, std::string(e.what()) + " (see raylaunch --help)");
   }
 
   const EnvMap env = process_env();

@@ -109,8 +109,20 @@ std::string set_enum(const std::string& text, std::initializer_list<std::pair<co
 
 }  // namespace
 
+std::string Config::source_of(const std::string& key) const {
+  if (auto it = sources.find(key); it != sources.end()) {
+    return it->second;
+  }
+  return std::string(setting_spec(key).env);
+}
+
 Config parse_config(const RawSettings& raw) {
   Config c;
+  for (const SettingSpec& spec : setting_specs()) {
+    if (auto value = raw.get(spec.key)) {
+      c.sources[std::string(spec.key)] = value->source;
+    }
+  }
   Parser p(raw);
   constexpr std::int64_t k_max_nodes = 100'000;
   p.field("nodes", [&](const std::string& t) { return set_int(t, 1, k_max_nodes, c.nodes); });

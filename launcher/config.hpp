@@ -1,5 +1,6 @@
 #pragma once
 #include <chrono>
+#include <map>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -42,6 +43,10 @@ struct Config {
   OutputFormat output = OutputFormat::text;
   LogFormat log_format = LogFormat::text;
   std::string log_level = "info";
+
+  // Where each given setting came from ("--nodes" or "RAYLAUNCH_NODES"), for messages.
+  std::map<std::string, std::string> sources;
+  std::string source_of(const std::string& key) const;
 };
 
 // Parses every raw setting; collects *all* problems, then throws one Fatal(exit 64) whose

@@ -169,21 +169,21 @@ Expectations settle_expectations(const Config& config, const NodeFacts& node) {
   const auto shape = instance_shape(node.instance_type);
   if (config.gpus) {
     e.gpus = *config.gpus;
-    e.gpus_source = setting_spec("gpus").env;
+    e.gpus_source = config.source_of("gpus");
   } else if (shape) {
     e.gpus = shape->gpus;
     e.gpus_source = node.instance_type;
   }
   if (config.efa) {
     e.efa = *config.efa;
-    e.efa_source = setting_spec("efa").env;
+    e.efa_source = config.source_of("efa");
   } else if (shape) {
     e.efa = shape->efa;
     e.efa_source = node.instance_type;
   }
   if (config.shm_min) {
     e.shm_min = *config.shm_min;
-    e.shm_min_source = setting_spec("shm_min").env;
+    e.shm_min_source = config.source_of("shm_min");
   } else if (e.gpus > 0) {
     e.shm_min = 64 * k_gib;  // sample Skill 09: "At least 64Gi for multi-GPU training"
     e.shm_min_source = "GPUs expected";

@@ -13,9 +13,10 @@ namespace launcher {
 
 namespace {
 
-void require_readable_root(const std::string& root) {
+void require_readable_root(const Config& config) {
+  const std::string& root = config.host_root;
   if (access(root.c_str(), R_OK | X_OK) != 0) {
-    throw Fatal(exit_code::usage, bad_setting(setting_spec("host_root").env.data(), root,
+    throw Fatal(exit_code::usage, bad_setting(config.source_of("host_root"), root,
                                               std::string("a readable directory; ") + std::strerror(errno)));
   }
 }
@@ -42,7 +43,7 @@ void settle_hostname(const Config& config, const EnvMap& env, PodFacts& facts) {
 }  // namespace
 
 PodFacts gather_pod_facts(const Config& config, const EnvMap& env) {
-  require_readable_root(config.host_root);
+  require_readable_root(config);
   PodFacts facts;
   facts.env = env;
   settle_hostname(config, env, facts);

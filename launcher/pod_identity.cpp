@@ -138,14 +138,14 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
   id.namespace_name = config.namespace_name.value_or("");
   if (config.service) {
     id.service = *config.service;
-    id.service_source = setting_spec("service").env;
+    id.service_source = config.source_of("service");
   } else if (fqdn) {
     id.service = (*fqdn)[0];
     id.service_source = "/etc/hosts";
   }
   if (config.cluster_domain) {
     id.cluster_domain = *config.cluster_domain;
-    id.cluster_domain_source = setting_spec("cluster_domain").env;
+    id.cluster_domain_source = config.source_of("cluster_domain");
   } else if (fqdn) {
     id.cluster_domain = join_from(*fqdn, 3);
     id.cluster_domain_source = "/etc/hosts";
@@ -161,7 +161,7 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
   const bool single = config.nodes == 1 && id.role == Role::head;
   if (config.head_address) {
     id.head_host = *config.head_address;
-    id.head_host_source = setting_spec("head_address").env;
+    id.head_host_source = config.source_of("head_address");
   } else if (single && (id.namespace_name.empty() || id.service.empty())) {
     id.head_host = "127.0.0.1";
     id.head_host_source = "single-node job: this pod";

@@ -21,7 +21,7 @@ std::string option_name(const std::string& arg) { return arg.substr(0, arg.find(
 
 ObjectStoreSize plan_object_store(const Config& config, const NodeFacts& node) {
   if (config.object_store_memory) {
-    return {*config.object_store_memory, "set by " + std::string(setting_spec("object_store_memory").env)};
+    return {*config.object_store_memory, "set by " + config.source_of("object_store_memory")};
   }
   if (!node.shm) {
     return {0, "no /dev/shm: left to Ray"};

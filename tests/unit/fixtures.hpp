@@ -1,0 +1,68 @@
+#pragma once
+// Test helpers: temp dirs, fake node trees (tests/support/make-node-tree), settings builders.
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "error.hpp"
+#include "pod_facts.hpp"
+#include "settings.hpp"
+
+namespace fixtures {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "raylaunch-test-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) {
+      throw std::runtime_error("mkdtemp failed");
+    }
+    m_path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+};
+
+// A fake node tree of `kind` (p4de, p4de-2efa, p5, g5-noefa, workstation) under a new temp dir.
+class NodeTree : public TempDir {
+ public:
+  explicit NodeTree(const std::string& kind, const std::string& host = "training-0") {
+    const std::string cmd = "bash '" RAYLAUNCH_TESTS_DIR "/support/make-node-tree' " + kind + " '" + path() + "' " + host;
+    if (std::system(cmd.c_str()) != 0) {
+      throw std::runtime_error("make-node-tree failed: " + cmd);
+    }
+  }
+};
+
+// Settings as if given as flags (key → text), with `env` as the environment.
+inline launcher::Config config(const std::map<std::string, std::string>& flags, const launcher::EnvMap& env = {}) {
+  return launcher::parse_config(launcher::RawSettings(flags, env));
+}
+
+// The Fatal lines thrown by `f`, or {"<no error>"}.
+template <typename F>
+std::vector<std::string> fatal_lines(F&& f, int* code = nullptr) {
+  try {
+    f();
+  } catch (const launcher::Fatal& e) {
+    if (code != nullptr) {
+      *code = e.code();
+    }
+    return e.lines();
+  }
+  return {"<no error>"};
+}
+
+}  // namespace fixtures
