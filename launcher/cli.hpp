@@ -13,6 +13,7 @@ namespace launcher {
 // Flag values captured by CLI11, keyed by setting key; merged with the environment later.
 struct CliValues {
   std::map<std::string, std::string> flags;
+  std::map<std::string, std::string> flag_names;  // key → the flag name actually used
   std::vector<std::string> command;  // everything after `--`
 };
 
