@@ -34,6 +34,6 @@ TEST_CASE("an empty environment variable counts as unset", "[settings]") {
   CHECK(fixtures::config({}, {{"RAYLAUNCH_NODES", ""}}).nodes == 1);
 }
 
-TEST_CASE("--timeout is an alias of --join-timeout", "[settings]") {
+TEST_CASE("the timeout flag is an alias of the join-timeout flag", "[settings]") {
   CHECK(setting_spec("join_timeout").flags == "--join-timeout,--timeout");
 }
