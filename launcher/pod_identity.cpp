@@ -14,7 +14,8 @@ std::vector<std::string> PodIdentity::expected_node_names() const {
   std::vector<std::string> names;
   names.reserve(static_cast<std::size_t>(nodes));
   for (int i = 0; i < nodes; ++i) {
-    names.push_back(nodes == 1 && base_name.empty() ? hostname : base_name + "-" + std::to_string(i));
+    // A one-node job is just this pod, whatever its name looks like.
+    names.push_back(nodes == 1 ? hostname : base_name + "-" + std::to_string(i));
   }
   return names;
 }
@@ -157,12 +158,12 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
     id.cluster_domain_source = "default";
   }
 
-  // Head host: an override, else the head pod's stable DNS name under the headless Service.
-  const bool single = config.nodes == 1 && id.role == Role::head;
+  // Head host: an override; for a one-node job, this pod; else the head pod's stable DNS name
+  // under the headless Service (publishNotReadyAddresses makes it resolvable before Ready).
   if (config.head_address) {
     id.head_host = *config.head_address;
     id.head_host_source = config.source_of("head_address");
-  } else if (single && (id.namespace_name.empty() || id.service.empty())) {
+  } else if (config.nodes == 1 && id.role == Role::head) {
     id.head_host = "127.0.0.1";
     id.head_host_source = "single-node job: this pod";
   } else {
@@ -175,9 +176,8 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
       problems.push_back("service: not set and not found in /etc/hosts (set RAYLAUNCH_SERVICE to the headless "
                          "Service name, or give the pod a subdomain, or pass --head-address)");
     }
-    if (!hostname_suffix(facts.hostname) && !config.ordinal && facts.env.count("JOB_COMPLETION_INDEX") == 0) {
-      // already reported above as a missing ordinal
-    } else if (id.base_name == facts.hostname && !hostname_suffix(facts.hostname)) {
+    const bool ordinal_reported = id.ordinal_source.empty();  // no ordinal at all: said above
+    if (!hostname_suffix(facts.hostname) && !ordinal_reported) {
       problems.push_back("hostname \"" + facts.hostname +
                          "\" has no -N suffix, so the head's name cannot be derived (pass --head-address)");
     }

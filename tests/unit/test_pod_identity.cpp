@@ -110,3 +110,17 @@ TEST_CASE("a bad JOB_COMPLETION_INDEX is refused", "[identity][bad-input]") {
   REQUIRE(lines.size() == 1);
   CHECK(lines[0] == "JOB_COMPLETION_INDEX: \"7\" is not valid (expected a whole number from 0 to 1, below nodes=2)");
 }
+
+TEST_CASE("a worker whose ordinal is explicit still needs a -N hostname to derive the head", "[identity][bad-input]") {
+  const auto lines = fatal_lines([] {
+    resolve_identity(config({{"nodes", "2"}, {"ordinal", "1"}, {"namespace", "ml"}, {"service", "s"}}), facts("laptop"));
+  });
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] == "hostname \"laptop\" has no -N suffix, so the head's name cannot be derived (pass --head-address)");
+}
+
+TEST_CASE("a single-node job is its own head even when DNS facts are known", "[identity]") {
+  const PodIdentity id = resolve_identity(config({{"namespace", "ml"}, {"service", "svc"}}), facts("solo"));
+  CHECK(id.head_address() == "127.0.0.1:6379");
+  CHECK(id.expected_node_names() == std::vector<std::string>{"solo"});
+}
