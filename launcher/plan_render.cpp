@@ -97,38 +97,24 @@ std::string render_plan_json(const Plan& plan) {
   const PodIdentity& id = plan.identity;
   util::JsonWriter w;
   w.begin_object();
-  w.key("schema");
-  w.value("raylaunch.plan/v1");
-  w.key("role");
-  w.value(to_string(id.role));
-  w.key("ordinal");
-  w.value(id.ordinal);
-  w.key("ordinal_source");
-  w.value(id.ordinal_source);
-  w.key("nodes");
-  w.value(id.nodes);
-  w.key("node_name");
-  w.value(id.hostname);
-  w.key("head_address");
-  w.value(id.head_address());
-  w.key("head_address_source");
-  w.value(id.head_host_source);
-  w.key("namespace");
-  w.value(id.namespace_name);
-  w.key("service");
-  w.value(id.service);
-  w.key("cluster_domain");
-  w.value(id.cluster_domain);
-  w.key("instance_type");
-  w.value(plan.instance_type);
+  w.field("schema", "raylaunch.plan/v1");
+  w.field("role", to_string(id.role));
+  w.field("ordinal", id.ordinal);
+  w.field("ordinal_source", id.ordinal_source);
+  w.field("nodes", id.nodes);
+  w.field("node_name", id.hostname);
+  w.field("head_address", id.head_address());
+  w.field("head_address_source", id.head_host_source);
+  w.field("namespace", id.namespace_name);
+  w.field("service", id.service);
+  w.field("cluster_domain", id.cluster_domain);
+  w.field("instance_type", plan.instance_type);
   w.key("expected_gpus");
   plan.expected_gpus >= 0 ? w.value(plan.expected_gpus) : w.null();
   w.key("expected_efa");
   plan.expected_efa >= 0 ? w.value(plan.expected_efa) : w.null();
-  w.key("join_timeout_ms");
-  w.value(static_cast<std::int64_t>(plan.join_timeout.count()));
-  w.key("checks_policy");
-  w.value(to_string(plan.checks_policy));
+  w.field("join_timeout_ms", static_cast<std::int64_t>(plan.join_timeout.count()));
+  w.field("checks_policy", to_string(plan.checks_policy));
   w.key("ray_start");
   w.string_array(plan.ray_start);
   w.key("env");
@@ -136,12 +122,9 @@ std::string render_plan_json(const Plan& plan) {
   for (const EnvVar& v : plan.env) {
     w.key(v.name);
     w.begin_object();
-    w.key("value");
-    w.value(v.value);
-    w.key("origin");
-    w.value(to_string(v.origin));
-    w.key("reason");
-    w.value(v.reason);
+    w.field("value", v.value);
+    w.field("origin", to_string(v.origin));
+    w.field("reason", v.reason);
     w.end_object();
   }
   w.end_object();
@@ -149,14 +132,10 @@ std::string render_plan_json(const Plan& plan) {
   w.begin_array();
   for (const Check& c : plan.checks) {
     w.begin_object();
-    w.key("name");
-    w.value(c.name);
-    w.key("status");
-    w.value(to_string(c.status));
-    w.key("detail");
-    w.value(c.detail);
-    w.key("fix");
-    w.value(c.fix);
+    w.field("name", c.name);
+    w.field("status", to_string(c.status));
+    w.field("detail", c.detail);
+    w.field("fix", c.fix);
     w.end_object();
   }
   w.end_array();
@@ -164,8 +143,7 @@ std::string render_plan_json(const Plan& plan) {
   w.string_array(plan.actions);
   w.key("command");
   w.string_array(plan.command);
-  w.key("exit_code");
-  w.value(plan.exit_code());
+  w.field("exit_code", plan.exit_code());
   w.end_object();
   return w.str() + "\n";
 }

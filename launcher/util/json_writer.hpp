@@ -26,6 +26,13 @@ class JsonWriter {
   void null();
   void string_array(const std::vector<std::string>& items);
 
+  // key(k) then value(v): one line per member.
+  template <typename T>
+  void field(std::string_view k, const T& v) {
+    key(k);
+    value(v);
+  }
+
   const std::string& str() const { return m_out; }
   static std::string escape(std::string_view s);
 
