@@ -1,6 +1,6 @@
 # Every dependency comes from Debian 12's packages (see scripts/deps).
 find_package(PkgConfig REQUIRED)
-pkg_check_modules(GRPCPP REQUIRED grpc++_unsecure protobuf)
+pkg_check_modules(GRPCPP REQUIRED grpc++_unsecure protobuf libcares)  # c-ares: also used directly (launcher/gcs/dns_lookup.cpp)
 find_program(PROTOC protoc REQUIRED)
 find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
 find_package(Threads REQUIRED)

@@ -1,0 +1,103 @@
+#include "gcs/gcs_channel.hpp"
+
+#include <grpc/support/log.h>
+#include <grpcpp/grpcpp.h>
+#include <spdlog/spdlog.h>
+
+#include <array>
+
+#include "util/parse.hpp"
+
+namespace launcher::gcs {
+
+namespace {
+
+// Ray: max_grpc_message_size = 512 MiB for server and clients (ray_config_def.h).
+constexpr int k_max_message_bytes = 512 * 1024 * 1024;
+// Ray's GCS sets GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS to at most 60 s and
+// answers faster pings with GOAWAY "too many pings" (grpc_server.cc).
+constexpr int k_keepalive_ms = 60'000;
+constexpr int k_keepalive_timeout_ms = 20'000;
+// gRPC's own defaults (1 s growing to 120 s between reconnects, 30 s between re-resolutions)
+// would hide a GCS that came back, or a DNS name that appeared, for minutes. The minimum
+// (GRPC_ARG_MIN_RECONNECT_BACKOFF_MS) stays at gRPC's 20 s on purpose: gRPC 1.51 also uses it
+// as the connect-and-handshake timeout, and 250 ms would fail a merely slow head forever.
+constexpr int k_reconnect_initial_ms = 250;
+constexpr int k_reconnect_max_ms = 2'000;
+constexpr int k_min_reresolve_ms = 1'000;
+
+constexpr std::array<const char*, 17> k_code_names = {
+    "OK",        "CANCELLED",          "UNKNOWN",   "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+    "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
+    "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+
+void grpc_log_to_spdlog(gpr_log_func_args* args) {
+  spdlog::debug("grpc: {}", args->message);
+}
+
+}  // namespace
+
+const char* grpc_code_name(int code) {
+  if (code >= 0 && code < static_cast<int>(k_code_names.size())) {
+    return k_code_names[static_cast<std::size_t>(code)];
+  }
+  return "code ?";
+}
+
+std::string RpcError::describe() const {
+  if (grpc_code == 0) {
+    return "GCS status " + std::to_string(ray_code) + ": " + message;
+  }
+  return std::string(grpc_code_name(grpc_code)) + (message.empty() ? "" : ": " + message);
+}
+
+util::Result<HostPort> split_host_port(std::string_view address) {
+  using R = util::Result<HostPort>;
+  const auto colon = address.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return R::failure("HOST:PORT");
+  }
+  std::string_view host = address.substr(0, colon);
+  if (host.front() == '[') {
+    if (host.size() < 3 || host.back() != ']') {
+      return R::failure("[IPv6]:PORT");
+    }
+    host = host.substr(1, host.size() - 2);
+  }
+  const auto port = util::parse_int(address.substr(colon + 1), 1, 65535);
+  if (!port) {
+    return R::failure("HOST:PORT with a port in 1-65535");
+  }
+  return HostPort{std::string(host), static_cast<int>(*port)};
+}
+
+std::shared_ptr<grpc::Channel> make_channel(const std::string& target) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(k_max_message_bytes);
+  args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);  // Ray: unless RAY_grpc_enable_http_proxy=1
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, k_keepalive_ms);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, k_keepalive_timeout_ms);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 0);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, k_reconnect_initial_ms);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, k_reconnect_max_ms);
+  args.SetInt(GRPC_ARG_DNS_MIN_TIME_BETWEEN_RESOLUTIONS_MS, k_min_reresolve_ms);
+  // A fresh channel must not inherit a subchannel (and its backoff state) from a channel we
+  // dropped after a failure: gRPC shares subchannels process-wide by default.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+}
+
+void prepare_call(grpc::ClientContext& context, std::chrono::milliseconds timeout,
+                  const std::optional<AuthToken>& token) {
+  context.set_deadline(std::chrono::system_clock::now() + timeout);
+  if (token) {
+    // Ray: kAuthTokenKey "authorization", kBearerPrefix "Bearer " (authentication_token.h).
+    context.AddMetadata("authorization", "Bearer " + token->value);
+  }
+}
+
+void route_grpc_logs() {
+  gpr_set_log_function(grpc_log_to_spdlog);
+}
+
+}  // namespace launcher::gcs

@@ -1,0 +1,108 @@
+#include "gcs/gcs_client.hpp"
+
+#include <grpcpp/grpcpp.h>
+
+#include "health.grpc.pb.h"
+#include "ray_gcs.grpc.pb.h"
+
+namespace launcher::gcs {
+
+struct GcsClient::Stub {
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<ray::rpc::NodeInfoGcsService::Stub> node_info;
+};
+
+namespace {
+
+RpcError from_status(const grpc::Status& status) {
+  return RpcError{static_cast<int>(status.error_code()), 0, status.error_message()};
+}
+
+}  // namespace
+
+GcsClient::GcsClient(std::string target, std::optional<AuthToken> token)
+    : m_target(std::move(target)), m_token(std::move(token)) {}
+
+GcsClient::~GcsClient() = default;
+
+GcsClient::Stub& GcsClient::stub() {
+  if (!m_stub) {
+    m_stub = std::make_unique<Stub>();
+    m_stub->channel = make_channel(m_target);
+    m_stub->node_info = ray::rpc::NodeInfoGcsService::NewStub(m_stub->channel);
+  }
+  return *m_stub;
+}
+
+void GcsClient::reset_channel() { m_stub.reset(); }
+
+namespace {
+
+util::Result<NodeTable, RpcError> call_get_all(ray::rpc::NodeInfoGcsService::Stub& stub,
+                                              const ray::rpc::GetAllNodeInfoRequest& request,
+                                              std::chrono::milliseconds timeout,
+                                              const std::optional<AuthToken>& token) {
+  using R = util::Result<NodeTable, RpcError>;
+  grpc::ClientContext context;
+  prepare_call(context, timeout, token);
+  ray::rpc::GetAllNodeInfoReply reply;
+  const grpc::Status status = stub.GetAllNodeInfo(&context, request, &reply);
+  if (!status.ok()) {
+    return R::failure(from_status(status));
+  }
+  auto table = node_table_from_reply(reply);
+  if (!table) {
+    return R::failure(RpcError{0, reply.status().code(), reply.status().message()});
+  }
+  return std::move(table).value();
+}
+
+}  // namespace
+
+util::Result<NodeTable, RpcError> GcsClient::get_all_node_info(std::chrono::milliseconds timeout) {
+  const ray::rpc::GetAllNodeInfoRequest empty;  // serializes to 0 bytes
+  return call_get_all(*stub().node_info, empty, timeout, m_token);
+}
+
+util::Result<NodeTable, RpcError> GcsClient::get_node_info_by_name(const std::string& node_name,
+                                                                  std::chrono::milliseconds timeout) {
+  // Only field 2 (node_selectors) is set: never `limit` or `state_filter`, whose numbers mean
+  // other things on 2.36-2.48 (ray-gcs-wire.md §2.3).
+  ray::rpc::GetAllNodeInfoRequest request;
+  request.add_node_selectors()->set_node_name(node_name);
+  return call_get_all(*stub().node_info, request, timeout, m_token);
+}
+
+util::Result<std::string, RpcError> GcsClient::check_alive(std::chrono::milliseconds timeout) {
+  using R = util::Result<std::string, RpcError>;
+  grpc::ClientContext context;
+  prepare_call(context, timeout, m_token);
+  const ray::rpc::CheckAliveRequest empty;
+  ray::rpc::CheckAliveReply reply;
+  const grpc::Status status = stub().node_info->CheckAlive(&context, empty, &reply);
+  if (!status.ok()) {
+    return R::failure(from_status(status));
+  }
+  if (reply.status().code() != 0) {
+    return R::failure(RpcError{0, reply.status().code(), reply.status().message()});
+  }
+  return reply.ray_version();
+}
+
+util::Result<int, RpcError> health_check(const std::string& target, const std::string& service,
+                                         std::chrono::milliseconds timeout) {
+  using R = util::Result<int, RpcError>;
+  auto stub = grpc::health::v1::Health::NewStub(make_channel(target));
+  grpc::ClientContext context;
+  prepare_call(context, timeout, std::nullopt);  // raylets run gRPC's default service: no auth
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service(service);
+  grpc::health::v1::HealthCheckResponse reply;
+  const grpc::Status status = stub->Check(&context, request, &reply);
+  if (!status.ok()) {
+    return R::failure(from_status(status));
+  }
+  return static_cast<int>(reply.status());
+}
+
+}  // namespace launcher::gcs
