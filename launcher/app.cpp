@@ -40,6 +40,22 @@ int run_cli(int argc, char** argv) {
   CLI::App* version = app.add_subcommand("version", "print the version and git commit");
 
   // [gcs subcommands: wait, status, probe] — see commands.hpp
+  const std::initializer_list<std::string_view> gcs_settings = {
+      "address", "nodes", "ordinal", "hostname", "namespace", "service", "cluster_domain", "head_address",
+      "ray_port", "host_root", "log_format", "log_level"};
+  std::string wait_for = "nodes";
+  CLI::App* wait = app.add_subcommand("wait", "wait until N distinct pods are ALIVE in the GCS (nodes), or the head's GCS answers (head)");
+  add_settings(*wait, values, gcs_settings);
+  add_settings(*wait, values, {"join_timeout"});
+  wait->add_option("what", wait_for, "nodes (default) or head")->check(CLI::IsMember({"nodes", "head"}));
+  CLI::App* status = app.add_subcommand("status", "print the GCS node table and the count of ALIVE nodes");
+  add_settings(*status, values, gcs_settings);
+  add_settings(*status, values, {"output"});
+  std::string probe_kind;
+  CLI::App* probe = app.add_subcommand("probe", "kubelet exec probe: one RPC, exit 0 healthy or 1 unhealthy");
+  add_settings(*probe, values, k_pod_settings);
+  add_settings(*probe, values, {"probe_timeout"});
+  probe->add_option("kind", probe_kind, "liveness or readiness")->required()->check(CLI::IsMember({"liveness", "readiness"}));
 
   try {
     app.parse(argc, argv);
@@ -55,6 +71,15 @@ int run_cli(int argc, char** argv) {
   }
   if (plan->parsed()) {
     return cmd_plan(resolve_config(values, env), env, values.command);
+  }
+  if (wait->parsed()) {
+    return cmd_wait(wait_for, resolve_config(values, env), env);
+  }
+  if (status->parsed()) {
+    return cmd_status(resolve_config(values, env), env);
+  }
+  if (probe->parsed()) {
+    return cmd_probe(probe_kind, resolve_config(values, env), env);
   }
   return exit_code::usage;
 }
