@@ -1,0 +1,87 @@
+#pragma once
+// FAKE, for tests only: a stand-in for Ray's GCS (gcs_server) that speaks the same gRPC methods
+// with the same field numbers (../shared/reference/ray-gcs-wire.md), holds a node table that
+// tests edit through a control channel, and injects faults. It is not Ray and runs no Ray code.
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fake_ray_gcs.grpc.pb.h"
+
+namespace fake {
+
+struct Options {
+  std::string ray_version = "2.9.0";   // which Ray's request handling and reply fields to mimic
+  std::optional<std::string> token;    // require `authorization: Bearer <token>` (Ray 2.52+ token auth)
+  bool strict_request = false;         // INVALID_ARGUMENT for requests in the 2.36-2.48 layout
+};
+
+// Faults set by the control channel; they apply to GetAllNodeInfo and CheckAlive.
+struct Faults {
+  int unavailable = 0;         // answer the next N calls with UNAVAILABLE; -1: every call
+  int delay_ms = 0;            // sleep before answering (a slow GCS)
+  int ray_status = 0;          // non-zero: reply OK at the gRPC level with GcsStatus{code}
+  std::size_t pad_bytes = 0;   // label padding per node, to grow replies past gRPC's 4 MiB default
+};
+
+struct Stats {
+  std::map<std::string, std::int64_t> calls;  // per method
+  std::int64_t nonempty_get_all = 0;          // GetAllNodeInfo requests that were not 0 bytes
+  std::int64_t last_request_bytes = -1;
+  std::int64_t last_reply_bytes = -1;
+  std::int64_t unauthenticated = 0;
+  std::int64_t rejected_layout = 0;
+};
+
+// The node table, faults and counters, shared by the gRPC handlers and the control channel.
+class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
+ public:
+  explicit FakeGcs(Options options);
+
+  grpc::Status GetClusterId(grpc::ServerContext* context, const ray::rpc::GetClusterIdRequest* request,
+                            ray::rpc::GetClusterIdReply* reply) override;
+  grpc::Status GetAllNodeInfo(grpc::ServerContext* context, const ray::rpc::GetAllNodeInfoRequest* request,
+                              ray::rpc::GetAllNodeInfoReply* reply) override;
+  grpc::Status CheckAlive(grpc::ServerContext* context, const ray::rpc::CheckAliveRequest* request,
+                          ray::rpc::CheckAliveReply* reply) override;
+
+  // Control commands (see `fake_gcs ctl --help`); table and fault edits only. Returns the
+  // output line(s) or an error message in `ok == false`.
+  std::string command(const std::vector<std::string>& args, bool& ok);
+
+  // Forget every node: a GCS restarted without fault tolerance (no Redis) starts empty.
+  void wipe();
+
+ private:
+  // Checks token and faults shared by every handler; non-OK means "answer with this".
+  grpc::Status admit(grpc::ServerContext* context, const char* method);
+  bool version_at_least(int major, int minor) const;
+  std::string add_node(const std::string& name, bool head, const std::string& ip, int nm_port);
+  int kill_node(const std::string& name, const std::string& why);
+  std::string stats_text();
+  void fill_reply(const ray::rpc::GetAllNodeInfoRequest& request, ray::rpc::GetAllNodeInfoReply& reply);
+
+  Options m_options;
+  int m_major = 2;
+  int m_minor = 9;
+  std::mutex m_mutex;
+  std::vector<ray::rpc::GcsNodeInfo> m_nodes;  // insertion order; DEAD ones keep their place
+  Faults m_faults;
+  Stats m_stats;
+  std::mt19937_64 m_rng;
+  int m_registered = 0;
+};
+
+// Current time in Unix milliseconds, as Ray's current_sys_time_ms().
+std::uint64_t now_ms();
+// CLOCK_MONOTONIC nanoseconds, comparable across processes (benchmarks time registrations).
+std::int64_t monotonic_ns();
+
+}  // namespace fake

@@ -1,0 +1,330 @@
+// FAKE, for tests only. One binary, several roles:
+//   fake_gcs serve   --port P|0 --control unix:PATH [--port-file F] [--ray-version 2.9.0]
+//                    [--token T] [--strict-request] [--bind 127.0.0.1]
+//       a fake Ray GCS (NodeInfoGcsService + grpc.health.v1), controlled over a unix socket
+//   fake_gcs ctl     --control unix:PATH COMMAND...   (add, fill, kill, fault, stats, stop,
+//                                                     start, restart MS [--wipe], quit)
+//   fake_gcs raylet  --port P|0 [--port-file F] [--node-id HEX] [--not-serving]
+//       a fake raylet: only gRPC's default health service, "<node id hex>" registered as Ray's
+//       raylet does (raylet/node_manager.cc), and "" (the server) SERVING
+//   fake_gcs blackhole --port P|0 [--port-file F]   accepts TCP and never answers (no HTTP/2)
+//   fake_gcs freeport                               prints a free loopback TCP port
+//   fake_gcs send-v236 --address HOST:PORT          sends GetAllNodeInfo in the 2.36-2.48 layout
+//       (limit=1): a client the strict mode must reject; prints the gRPC status code
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "fake_control.grpc.pb.h"
+#include "fake_gcs.hpp"
+
+namespace {
+
+constexpr int k_max_message = 512 * 1024 * 1024;  // Ray's max_grpc_message_size
+
+std::string flag(const std::vector<std::string>& args, const std::string& name, const std::string& fallback) {
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == name) {
+      return args[i + 1];
+    }
+  }
+  return fallback;
+}
+
+bool has(const std::vector<std::string>& args, const std::string& name) {
+  return std::find(args.begin(), args.end(), name) != args.end();
+}
+
+void write_port_file(const std::string& path, int port) {
+  if (path.empty()) {
+    return;
+  }
+  const std::string tmp = path + ".tmp";
+  std::ofstream(tmp) << port << "\n";
+  std::rename(tmp.c_str(), path.c_str());  // atomic: readers never see a half-written port
+}
+
+// The GCS server's lifecycle: stop/start/restart on request, same port every time.
+class GcsServer {
+ public:
+  GcsServer(fake::FakeGcs& state, std::string bind, int port) : m_state(state), m_bind(std::move(bind)), m_port(port) {}
+
+  int start() {
+    const std::lock_guard lock(m_mutex);
+    for (int attempt = 0; attempt < 50 && !m_server; ++attempt) {
+      grpc::ServerBuilder builder;
+      int selected = 0;
+      builder.AddListeningPort(m_bind + ":" + std::to_string(m_port), grpc::InsecureServerCredentials(), &selected);
+      builder.RegisterService(&m_state);
+      builder.SetMaxReceiveMessageSize(k_max_message);
+      builder.SetMaxSendMessageSize(k_max_message);
+      m_server = builder.BuildAndStart();
+      if (m_server && selected > 0) {
+        m_port = selected;
+      } else {
+        m_server.reset();
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));  // port still held by the old server
+      }
+    }
+    return m_server ? m_port : -1;
+  }
+
+  void stop() {
+    const std::lock_guard lock(m_mutex);
+    if (m_server) {
+      m_server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
+      m_server->Wait();
+      m_server.reset();
+    }
+  }
+
+ private:
+  fake::FakeGcs& m_state;
+  std::string m_bind;
+  int m_port;
+  std::mutex m_mutex;
+  std::unique_ptr<grpc::Server> m_server;
+};
+
+class Control final : public raylaunch::test::FakeGcsControl::Service {
+ public:
+  Control(fake::FakeGcs& state, GcsServer& gcs) : m_state(state), m_gcs(gcs) {}
+
+  grpc::Status Command(grpc::ServerContext* /*context*/, const raylaunch::test::CommandRequest* request,
+                       raylaunch::test::CommandReply* reply) override {
+    const std::vector<std::string> args(request->args().begin(), request->args().end());
+    const std::string cmd = args.empty() ? "" : args[0];
+    bool ok = true;
+    std::string out = "ok";
+    if (cmd == "stop") {
+      m_gcs.stop();
+    } else if (cmd == "start") {
+      ok = m_gcs.start() > 0;
+    } else if (cmd == "restart" && args.size() >= 2) {
+      // Down now; back after MS in the background (the reply comes while it is down).
+      m_gcs.stop();
+      if (has(args, "--wipe")) {
+        m_state.wipe();  // a GCS without Redis fault tolerance forgets every node
+      }
+      const int down_ms = std::stoi(args[1]);
+      std::thread([this, down_ms] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(down_ms));
+        m_gcs.start();
+      }).detach();
+    } else if (cmd == "quit") {
+      const std::lock_guard lock(m_mutex);
+      m_quit = true;
+      m_cv.notify_all();
+    } else {
+      out = m_state.command(args, ok);
+    }
+    reply->set_ok(ok);
+    reply->set_output(out);
+    return grpc::Status::OK;
+  }
+
+  void wait_for_quit() {
+    std::unique_lock lock(m_mutex);
+    m_cv.wait(lock, [this] { return m_quit; });
+  }
+
+ private:
+  fake::FakeGcs& m_state;
+  GcsServer& m_gcs;
+  std::mutex m_mutex;
+  std::condition_variable m_cv;
+  bool m_quit = false;
+};
+
+int serve(const std::vector<std::string>& args) {
+  fake::Options options;
+  options.ray_version = flag(args, "--ray-version", "2.9.0");
+  if (has(args, "--token")) {
+    options.token = flag(args, "--token", "");
+  }
+  options.strict_request = has(args, "--strict-request");
+  const std::string control_address = flag(args, "--control", "");
+  if (control_address.empty()) {
+    std::cerr << "fake_gcs serve: --control unix:PATH is required\n";
+    return 2;
+  }
+  // Every Ray gRPC server up to ~2.55 enables gRPC's default health service (grpc_server.cc).
+  grpc::EnableDefaultHealthCheckService(true);
+  fake::FakeGcs state(options);
+  GcsServer gcs(state, flag(args, "--bind", "127.0.0.1"), std::stoi(flag(args, "--port", "0")));
+  const int port = gcs.start();
+  if (port <= 0) {
+    std::cerr << "fake_gcs serve: cannot listen\n";
+    return 1;
+  }
+  Control control(state, gcs);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(control_address, grpc::InsecureServerCredentials());
+  builder.RegisterService(&control);
+  const std::unique_ptr<grpc::Server> control_server = builder.BuildAndStart();
+  if (!control_server) {
+    std::cerr << "fake_gcs serve: cannot listen on " << control_address << "\n";
+    return 1;
+  }
+  write_port_file(flag(args, "--port-file", ""), port);
+  std::cerr << "fake_gcs: Ray " << options.ray_version << " GCS on port " << port << ", control " << control_address
+            << (options.token ? ", token required" : "") << "\n";
+  control.wait_for_quit();
+  gcs.stop();
+  control_server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
+  return 0;
+}
+
+int ctl(const std::vector<std::string>& args) {
+  const std::string control_address = flag(args, "--control", "");
+  std::vector<std::string> command;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--control") {
+      ++i;
+    } else {
+      command.push_back(args[i]);
+    }
+  }
+  auto stub = raylaunch::test::FakeGcsControl::NewStub(
+      grpc::CreateChannel(control_address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_wait_for_ready(true);
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  raylaunch::test::CommandRequest request;
+  for (const std::string& a : command) {
+    request.add_args(a);
+  }
+  raylaunch::test::CommandReply reply;
+  const grpc::Status status = stub->Command(&context, request, &reply);
+  if (!status.ok()) {
+    std::cerr << "fake_gcs ctl: " << status.error_message() << "\n";
+    return 1;
+  }
+  std::cout << reply.output() << (reply.output().empty() || reply.output().back() == '\n' ? "" : "\n");
+  return reply.ok() ? 0 : 1;
+}
+
+// Stands in for the raylet's NodeManagerService: gRPC serves its default health service
+// synchronously only when the server has at least one synchronous service.
+class NodeManagerPlaceholder final : public raylaunch::test::FakeGcsControl::Service {};
+
+int raylet(const std::vector<std::string>& args) {
+  grpc::EnableDefaultHealthCheckService(true);
+  NodeManagerPlaceholder node_manager;
+  grpc::ServerBuilder builder;
+  builder.RegisterService(&node_manager);
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:" + flag(args, "--port", "0"), grpc::InsecureServerCredentials(), &port);
+  const std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port <= 0) {
+    std::cerr << "fake_gcs raylet: cannot listen\n";
+    return 1;
+  }
+  const std::string node_id = flag(args, "--node-id", std::string(56, 'a'));
+  server->GetHealthCheckService()->SetServingStatus(node_id, true);
+  if (has(args, "--not-serving")) {
+    server->GetHealthCheckService()->SetServingStatus(false);
+  }
+  write_port_file(flag(args, "--port-file", ""), port);
+  std::cerr << "fake_gcs: raylet health service on port " << port << "\n";
+  server->Wait();
+  return 0;
+}
+
+// Binds 127.0.0.1:`port` (0: any); returns the fd, writes the chosen port to `port`.
+int listen_loopback(int& port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || listen(fd, 64) != 0) {
+    close(fd);
+    return -1;
+  }
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  port = ntohs(addr.sin_port);
+  return fd;
+}
+
+int blackhole(const std::vector<std::string>& args) {
+  int port = std::stoi(flag(args, "--port", "0"));
+  const int fd = listen_loopback(port);
+  if (fd < 0) {
+    std::cerr << "fake_gcs blackhole: cannot listen\n";
+    return 1;
+  }
+  write_port_file(flag(args, "--port-file", ""), port);
+  std::vector<int> held;  // accepted and never answered, never closed
+  for (;;) {
+    const int c = accept(fd, nullptr, nullptr);
+    if (c >= 0) {
+      held.push_back(c);
+    }
+  }
+}
+
+int freeport() {
+  int port = 0;
+  const int fd = listen_loopback(port);
+  if (fd < 0) {
+    return 1;
+  }
+  close(fd);
+  std::cout << port << "\n";
+  return 0;
+}
+
+// What a client built against Ray 2.36-2.48's proto sends when it sets `limit`.
+int send_v236(const std::vector<std::string>& args) {
+  raylaunch::test::GetAllNodeInfoRequestV236 old_layout;
+  old_layout.set_limit(1);
+  ray::rpc::GetAllNodeInfoRequest request;
+  request.ParseFromString(old_layout.SerializeAsString());  // same bytes, the fake's request type
+  auto stub = ray::rpc::NodeInfoGcsService::NewStub(
+      grpc::CreateChannel(flag(args, "--address", ""), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  ray::rpc::GetAllNodeInfoReply reply;
+  const grpc::Status status = stub->GetAllNodeInfo(&context, request, &reply);
+  std::cout << "code=" << static_cast<int>(status.error_code()) << " nodes=" << reply.node_info_list_size() << " "
+            << status.error_message() << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "serve") {
+    return serve(args);
+  }
+  if (mode == "ctl") {
+    return ctl(args);
+  }
+  if (mode == "raylet") {
+    return raylet(args);
+  }
+  if (mode == "blackhole") {
+    return blackhole(args);
+  }
+  if (mode == "freeport") {
+    return freeport();
+  }
+  if (mode == "send-v236") {
+    return send_v236(args);
+  }
+  std::cerr << "usage: fake_gcs serve|ctl|raylet|blackhole|freeport|send-v236 ... (see tests/gcs/fake/fake_main.cpp)\n";
+  return 2;
+}

@@ -1,0 +1,190 @@
+#include <catch2/catch.hpp>
+#include <deque>
+
+#include "gcs/join_barrier.hpp"
+
+using namespace launcher::gcs;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A clock that only moves when the loop sleeps or a poll "takes" time.
+class FakeClock final : public Clock {
+ public:
+  TimePoint now() override { return m_now; }
+  void sleep_for(std::chrono::milliseconds d) override {
+    m_now += d;
+    m_slept.push_back(d);
+  }
+  void advance(std::chrono::milliseconds d) { m_now += d; }
+  const std::vector<std::chrono::milliseconds>& slept() const { return m_slept; }
+
+ private:
+  TimePoint m_now{};
+  std::vector<std::chrono::milliseconds> m_slept;
+};
+
+using Answer = launcher::util::Result<NodeTable, RpcError>;
+
+// Plays a script of answers; the last one repeats. Each poll costs `rpc_time` on the clock.
+class ScriptedSource final : public NodeSource {
+ public:
+  ScriptedSource(FakeClock& clock, std::deque<Answer> script, std::chrono::milliseconds rpc_time = 2ms)
+      : m_clock(clock), m_script(std::move(script)), m_rpc_time(rpc_time) {}
+
+  Answer poll(std::chrono::milliseconds timeout) override {
+    timeouts.push_back(timeout);
+    m_clock.advance(std::min(m_rpc_time, timeout));
+    Answer a = m_script.front();
+    if (m_script.size() > 1) {
+      m_script.pop_front();
+    }
+    return a;
+  }
+  void reset() override { ++resets; }
+  std::string describe() const override { return "GCS at fake:6379"; }
+
+  int resets = 0;
+  std::vector<std::chrono::milliseconds> timeouts;
+
+ private:
+  FakeClock& m_clock;
+  std::deque<Answer> m_script;
+  std::chrono::milliseconds m_rpc_time;
+};
+
+Answer alive(std::initializer_list<const char*> names) {
+  NodeTable t;
+  for (const char* n : names) {
+    NodeEntry e;
+    e.node_name = n;
+    e.alive = true;
+    t.nodes.push_back(e);
+  }
+  return t;
+}
+
+Answer error(int grpc_code, const char* message = "connection refused") {
+  return Answer::failure(RpcError{grpc_code, 0, message});
+}
+
+JoinOptions four(std::chrono::milliseconds timeout = 60s) {
+  JoinOptions o;
+  o.nodes = 4;
+  o.expected_names = {"training-0", "training-1", "training-2", "training-3"};
+  o.timeout = timeout;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("joins as soon as N distinct pods are ALIVE, in or out of order") {
+  FakeClock clock;
+  ScriptedSource source(clock, {alive({"training-0"}), alive({"training-0", "training-3"}),
+                                alive({"training-0", "training-3", "training-1"}),
+                                alive({"training-0", "training-3", "training-1", "training-2"})});
+  const JoinResult r = wait_for_nodes(source, four(), clock);
+  CHECK(r.outcome == JoinOutcome::joined);
+  CHECK(r.polls == 4);
+  CHECK(r.last_count.distinct_alive() == 4);
+}
+
+TEST_CASE("polls at most every 250 ms while the GCS answers") {
+  FakeClock clock;
+  ScriptedSource source(clock, {alive({"training-0"})});
+  const JoinResult r = wait_for_nodes(source, four(10s), clock);
+  CHECK(r.outcome == JoinOutcome::timed_out);
+  const auto& slept = clock.slept();
+  for (std::size_t i = 0; i + 1 < slept.size(); ++i) {  // the last sleep is cut at the deadline
+    CHECK(slept[i] >= 250ms);
+  }
+  CHECK(r.polls <= 41);  // 10 s at 4 per second, plus the first
+}
+
+TEST_CASE("a slow GCS is polled less often") {
+  FakeClock clock;
+  ScriptedSource source(clock, {alive({"training-0"})}, 100ms);
+  wait_for_nodes(source, four(10s), clock);
+  REQUIRE_FALSE(clock.slept().empty());
+  CHECK(clock.slept().front() == 1000ms);  // 10x the RPC time, within [250 ms, 2 s]
+}
+
+TEST_CASE("timeout names the missing pods and gives exit-75 outcome") {
+  FakeClock clock;
+  ScriptedSource source(clock, {alive({"training-0", "training-1", "training-3"})});
+  const JoinResult r = wait_for_nodes(source, four(5s), clock);
+  CHECK(r.outcome == JoinOutcome::timed_out);
+  CHECK(r.reason == "join timed out after 5s: 3/4 nodes alive; missing: training-2");
+  CHECK(r.elapsed >= 5s);
+  CHECK(r.elapsed < 6s);
+}
+
+TEST_CASE("an unreachable GCS is retried with capped backoff, then reported as unreachable") {
+  FakeClock clock;
+  ScriptedSource source(clock, {error(14)});
+  const JoinResult r = wait_for_nodes(source, four(30s), clock);
+  CHECK(r.outcome == JoinOutcome::unreachable);
+  CHECK_FALSE(r.answered);
+  CHECK(r.reason == "GCS at fake:6379 unreachable at the 30s deadline: UNAVAILABLE: connection refused "
+                    "(it never answered)");
+  CHECK(source.resets == r.polls);  // a fresh channel after every transport failure
+  const auto& slept = clock.slept();
+  REQUIRE(slept.size() > 6);
+  for (std::size_t i = 0; i + 1 < slept.size(); ++i) {  // the last sleep is cut at the deadline
+    CHECK(slept[i] >= 200ms);
+    CHECK(slept[i] <= 2000ms);
+  }
+  CHECK(slept[slept.size() - 2] >= 1600ms);  // grew to the cap (2 s, minus jitter)
+}
+
+TEST_CASE("survives a GCS that comes up late, restarts, and answers DEADLINE_EXCEEDED") {
+  FakeClock clock;
+  ScriptedSource source(clock, {error(14), error(14), alive({"training-0", "training-1"}), error(14, "restarting"),
+                                error(4, "Deadline Exceeded"), alive({"training-0", "training-1", "training-2"}),
+                                alive({"training-0", "training-1", "training-2", "training-3"})});
+  const JoinResult r = wait_for_nodes(source, four(), clock);
+  CHECK(r.outcome == JoinOutcome::joined);
+  CHECK(r.polls == 7);
+}
+
+TEST_CASE("a GCS that answered before but not at the deadline is unreachable, with the last count") {
+  FakeClock clock;
+  ScriptedSource source(clock, {alive({"training-0", "training-1"}), error(14)});
+  const JoinResult r = wait_for_nodes(source, four(10s), clock);
+  CHECK(r.outcome == JoinOutcome::unreachable);
+  CHECK(r.answered);
+  CHECK(r.reason == "GCS at fake:6379 unreachable at the 10s deadline: UNAVAILABLE: connection refused "
+                    "(last answer: 2/4 nodes alive; missing: training-2, training-3)");
+}
+
+TEST_CASE("UNAUTHENTICATED stops at once: retrying cannot help") {
+  FakeClock clock;
+  ScriptedSource source(clock, {error(16, "InvalidAuthToken: Authentication required")});
+  const JoinResult r = wait_for_nodes(source, four(), clock);
+  CHECK(r.outcome == JoinOutcome::rejected);
+  CHECK(r.polls == 1);
+  CHECK(r.reason ==
+        "GCS at fake:6379 rejected the request: UNAUTHENTICATED: InvalidAuthToken: Authentication required");
+}
+
+TEST_CASE("a GcsStatus error keeps the channel and retries") {
+  FakeClock clock;
+  ScriptedSource source(clock, {Answer::failure(RpcError{0, 4, "Invalid"}), alive({"a", "b", "c", "d"})});
+  JoinOptions o = four();
+  o.expected_names.clear();
+  const JoinResult r = wait_for_nodes(source, o, clock);
+  CHECK(r.outcome == JoinOutcome::joined);
+  CHECK(source.resets == 0);
+}
+
+TEST_CASE("per-RPC deadline never runs past the overall deadline") {
+  FakeClock clock;
+  ScriptedSource source(clock, {error(14)});
+  JoinOptions o = four(3s);
+  wait_for_nodes(source, o, clock);
+  CHECK(source.timeouts.front() == 3s);
+  for (auto t : source.timeouts) {
+    CHECK(t <= 3s);
+    CHECK(t >= 1ms);
+  }
+}
