@@ -1,3 +1,4 @@
+#include <absl/synchronization/mutex.h>
 #include <malloc.h>
 
 #include <cstdio>
@@ -17,6 +18,9 @@ int cmd_probe(const std::string& kind, const Config& config, const EnvMap& env) 
   // One malloc arena: each of gRPC's ~7 short-lived threads would otherwise map (and unmap) an
   // arena of its own, a measurable share of a probe that lasts a few milliseconds.
   mallopt(M_ARENA_MAX, 1);
+  // Debian's absl keeps Mutex deadlock detection on (a lock-graph update on every lock gRPC
+  // takes; seen in profiles of this probe). A one-shot client has no use for it.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   gcs::route_grpc_logs();  // gRPC's own error lines would break the one-line contract
   const std::optional<gcs::AuthToken> token = gcs::auth_token_or_fatal(env);
   const PodIdentity id = resolve_identity(config, gcs::gather_light_facts(config, env));

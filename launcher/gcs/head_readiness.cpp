@@ -161,10 +161,12 @@ HeadWaitResult wait_for_head(HeadChecker& checker, const HeadWaitOptions& option
       last_logged = after;
     }
     const auto left = ms_between(clock.now(), deadline);
-    if (left.count() == 0) {
+    const auto delay = backoff.next();
+    if (left <= delay) {
+      clock.sleep_for(left);
       break;
     }
-    clock.sleep_for(std::min(backoff.next(), left));
+    clock.sleep_for(delay);
   }
   result.elapsed = ms_between(start, clock.now());
   if (result.outcome == HeadOutcome::rejected) {

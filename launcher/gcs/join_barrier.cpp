@@ -114,11 +114,13 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, Clock&
       }
       delay = backoff.next();
     }
+    // No extra poll squeezed in just before the deadline: that would break the pacing.
     const std::chrono::milliseconds left = ms_between(clock.now(), deadline);
-    if (left.count() == 0) {
+    if (left <= delay) {
+      clock.sleep_for(left);
       break;
     }
-    clock.sleep_for(std::min(delay, left));
+    clock.sleep_for(delay);
   }
   if (result.outcome != JoinOutcome::rejected) {
     result.outcome = last_failed ? JoinOutcome::unreachable : JoinOutcome::timed_out;

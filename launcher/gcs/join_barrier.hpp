@@ -26,10 +26,10 @@ struct JoinOptions {
   int nodes = 1;                            // distinct ALIVE pods to wait for
   std::vector<std::string> expected_names;  // pod names, to name the missing; may be empty
   std::chrono::milliseconds timeout{300'000};
-  // Pacing: at most one poll per `min_interval` (4 RPC/s at 250 ms), slower when replies are
-  // slow (10x the last RPC's duration), failures retried from `min_interval` doubling to
-  // `max_backoff`.
-  std::chrono::milliseconds min_interval{250};
+  // Pacing: polls start at least `min_interval` apart: at most 4 in any second, with 25 ms of
+  // margin for scheduling jitter on a busy node. Slower when replies are slow (10x the last
+  // RPC's duration); failures retried from `min_interval` doubling to `max_backoff`.
+  std::chrono::milliseconds min_interval{275};
   std::chrono::milliseconds max_backoff{2'000};
   std::chrono::milliseconds rpc_timeout{5'000};
   std::chrono::milliseconds progress_every{10'000};  // log at every change, and this often

@@ -1,8 +1,7 @@
 #include "gcs/node_table.hpp"
 
 #include <algorithm>
-#include <map>
-#include <set>
+#include <string_view>
 
 #include "ray_gcs.pb.h"
 
@@ -19,12 +18,11 @@ const std::string& NodeEntry::pod_key() const {
 
 std::string to_hex(const std::string& bytes) {
   static constexpr char k_digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (const char c : bytes) {
-    const auto b = static_cast<unsigned char>(c);
-    out += k_digits[b >> 4];
-    out += k_digits[b & 0x0f];
+  std::string out(bytes.size() * 2, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    out[2 * i] = k_digits[b >> 4];
+    out[2 * i + 1] = k_digits[b & 0x0f];
   }
   return out;
 }
@@ -55,7 +53,6 @@ util::Result<NodeTable> node_table_from_reply(const ray::rpc::GetAllNodeInfoRepl
   }
   NodeTable table;
   table.total = reply.total();
-  table.reply_bytes = reply.ByteSizeLong();
   table.nodes.reserve(static_cast<std::size_t>(reply.node_info_list_size()));
   for (const ray::rpc::GcsNodeInfo& info : reply.node_info_list()) {
     NodeEntry e;
@@ -76,30 +73,38 @@ util::Result<NodeTable> node_table_from_reply(const ray::rpc::GetAllNodeInfoRepl
 
 AliveCount count_alive(const NodeTable& table, const std::vector<std::string>& expected) {
   AliveCount count;
-  std::map<std::string, int> rows_per_pod;
+  // Sorted pod keys of ALIVE rows: duplicates are adjacent. (A sort of 4,096 views costs less
+  // than a std::map of 4,096 strings; this runs on every poll.)
+  std::vector<std::string_view> keys;
+  keys.reserve(table.nodes.size());
   for (const NodeEntry& e : table.nodes) {
     if (e.alive) {
-      ++count.alive_entries;
-      ++rows_per_pod[e.pod_key()];
+      keys.emplace_back(e.pod_key());
     } else {
       ++count.dead_entries;
     }
   }
-  for (const auto& [pod, rows] : rows_per_pod) {
-    count.alive_pods.push_back(pod);
-    if (rows > 1) {
-      count.duplicated.push_back(pod);
+  count.alive_entries = static_cast<int>(keys.size());
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (i > 0 && keys[i] == keys[i - 1]) {
+      if (count.duplicated.empty() || count.duplicated.back() != keys[i]) {
+        count.duplicated.emplace_back(keys[i]);
+      }
+      continue;
     }
+    count.alive_pods.emplace_back(keys[i]);
   }
   if (!expected.empty()) {
-    const std::set<std::string> wanted(expected.begin(), expected.end());
     for (const std::string& name : expected) {
-      if (rows_per_pod.count(name) == 0) {
+      if (!std::binary_search(keys.begin(), keys.end(), std::string_view(name))) {
         count.missing.push_back(name);
       }
     }
+    std::vector<std::string_view> wanted(expected.begin(), expected.end());
+    std::sort(wanted.begin(), wanted.end());
     for (const std::string& pod : count.alive_pods) {
-      if (wanted.count(pod) == 0) {
+      if (!std::binary_search(wanted.begin(), wanted.end(), std::string_view(pod))) {
         count.unexpected.push_back(pod);
       }
     }

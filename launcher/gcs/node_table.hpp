@@ -31,8 +31,7 @@ struct NodeEntry {
 // The decoded GetAllNodeInfo reply.
 struct NodeTable {
   std::vector<NodeEntry> nodes;
-  std::int64_t total = 0;        // reply.total (Ray 2.36+); 0 from older servers
-  std::size_t reply_bytes = 0;   // serialized reply size, for logs and benchmarks
+  std::int64_t total = 0;  // reply.total (Ray 2.36+); 0 from older servers
 };
 
 // Decodes `reply`; a non-zero `status.code` (Ray's StatusCode; the RPC itself succeeded) is an

@@ -16,6 +16,7 @@ expect_in t.err "raylaunch: error: join timed out after 2s: 2/4 nodes alive; mis
 (( elapsed >= 2000 && elapsed < 3500 )) || fail "timeout of 2 s took $elapsed ms"
 # At most 4 polls per second (plus the first).
 polls=$(counter calls.GetAllNodeInfo)
+(( $(counter max_get_all_per_second) <= 4 )) || fail "more than 4 GetAllNodeInfo in one second"
 (( polls <= 9 )) || fail "$polls polls in 2 s"
 
 # Without the head's names (no -N hostname): counts, does not name.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "fake_control.pb.h"
@@ -60,6 +61,15 @@ grpc::Status FakeGcs::admit(grpc::ServerContext* context, const char* method) {
   {
     const std::lock_guard lock(m_mutex);
     ++m_stats.calls[method];
+    if (std::string_view(method) == "GetAllNodeInfo") {
+      const std::int64_t now = monotonic_ns();
+      m_stats.recent_get_all.push_back(now);
+      while (now - m_stats.recent_get_all.front() >= 1'000'000'000) {
+        m_stats.recent_get_all.pop_front();
+      }
+      m_stats.max_get_all_per_second =
+          std::max(m_stats.max_get_all_per_second, static_cast<std::int64_t>(m_stats.recent_get_all.size()));
+    }
     if (m_options.token) {
       // Ray: `authorization: Bearer <token>`, UNAUTHENTICATED with "InvalidAuthToken..." otherwise
       // (authentication_token.h, RayStatusToGrpcStatus in grpc_util.h).
@@ -305,6 +315,7 @@ std::string FakeGcs::stats_text() {
       << "last_reply_bytes=" << m_stats.last_reply_bytes << "\n"
       << "unauthenticated=" << m_stats.unauthenticated << "\n"
       << "rejected_layout=" << m_stats.rejected_layout << "\n"
+      << "max_get_all_per_second=" << m_stats.max_get_all_per_second << "\n"
       << "nodes=" << m_nodes.size() << "\n";
   return out.str();
 }

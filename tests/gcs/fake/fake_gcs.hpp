@@ -5,6 +5,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <deque>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -38,6 +39,8 @@ struct Stats {
   std::int64_t last_reply_bytes = -1;
   std::int64_t unauthenticated = 0;
   std::int64_t rejected_layout = 0;
+  std::int64_t max_get_all_per_second = 0;    // most GetAllNodeInfo calls within any 1 s window
+  std::deque<std::int64_t> recent_get_all;    // their CLOCK_MONOTONIC times (ns), last second
 };
 
 // The node table, faults and counters, shared by the gRPC handlers and the control channel.
