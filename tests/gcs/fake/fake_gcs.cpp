@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 #include <string_view>
 #include <thread>
