@@ -15,8 +15,28 @@ struct GcsClient::Stub {
 
 namespace {
 
+// Text from the server or from gRPC goes into one-line errors, probe output and JSON log lines:
+// keep it one line and free of quotes and backslashes (logging.hpp's convention).
+std::string one_line(const std::string& text) {
+  std::string out = text;
+  for (char& c : out) {
+    if (c == '"') {
+      c = '\'';
+    } else if (c == '\\') {
+      c = '/';
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      c = ' ';
+    }
+  }
+  return out;
+}
+
 RpcError from_status(const grpc::Status& status) {
-  return RpcError{static_cast<int>(status.error_code()), 0, status.error_message()};
+  return RpcError{static_cast<int>(status.error_code()), 0, one_line(status.error_message())};
+}
+
+RpcError from_gcs_status(const ray::rpc::GcsStatus& status) {
+  return RpcError{0, status.code(), one_line(status.message())};
 }
 
 }  // namespace
@@ -58,7 +78,7 @@ util::Result<NodeTable, RpcError> call_get_all(ray::rpc::NodeInfoGcsService::Stu
   }
   auto table = node_table_from_reply(*reply);
   if (!table) {
-    return R::failure(RpcError{0, reply->status().code(), reply->status().message()});
+    return R::failure(from_gcs_status(reply->status()));
   }
   return std::move(table).value();
 }
@@ -90,7 +110,7 @@ util::Result<std::string, RpcError> GcsClient::check_alive(std::chrono::millisec
     return R::failure(from_status(status));
   }
   if (reply.status().code() != 0) {
-    return R::failure(RpcError{0, reply.status().code(), reply.status().message()});
+    return R::failure(from_gcs_status(reply.status()));
   }
   return reply.ray_version();
 }
