@@ -7,7 +7,7 @@
 #include "exit_codes.hpp"
 #include "gcs/gcs_channel.hpp"
 #include "gcs/gcs_target.hpp"
-#include "gcs/light_facts.hpp"
+#include "pod_facts.hpp"
 #include "gcs/probe.hpp"
 
 namespace launcher {
@@ -23,7 +23,7 @@ int cmd_probe(const std::string& kind, const Config& config, const EnvMap& env) 
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   gcs::route_grpc_logs();  // gRPC's own error lines would break the one-line contract
   const std::optional<gcs::AuthToken> token = gcs::auth_token_or_fatal(env);
-  const PodIdentity id = resolve_identity(config, gcs::gather_light_facts(config, env));
+  const PodIdentity id = resolve_identity(config, gather_identity_facts(config, env));
   const gcs::ProbeKind probe_kind = kind == "liveness" ? gcs::ProbeKind::liveness : gcs::ProbeKind::readiness;
   const gcs::ProbeResult result = gcs::run_probe(probe_kind, id, config, token);
   std::fprintf(result.healthy ? stdout : stderr, "raylaunch: probe %s (%s): %s: %s\n", kind.c_str(), to_string(id.role),

@@ -42,7 +42,7 @@ void settle_hostname(const Config& config, const EnvMap& env, PodFacts& facts) {
 
 }  // namespace
 
-PodFacts gather_pod_facts(const Config& config, const EnvMap& env) {
+PodFacts gather_identity_facts(const Config& config, const EnvMap& env) {
   require_readable_root(config);
   PodFacts facts;
   facts.env = env;
@@ -50,6 +50,11 @@ PodFacts gather_pod_facts(const Config& config, const EnvMap& env) {
   const util::HostFs fs(config.host_root);
   facts.etc_hosts = fs.read("/etc/hosts").value_or("");
   facts.resolv_conf = fs.read("/etc/resolv.conf").value_or("");
+  return facts;
+}
+
+PodFacts gather_pod_facts(const Config& config, const EnvMap& env) {
+  PodFacts facts = gather_identity_facts(config, env);
   facts.node = gather_node_facts(config.host_root);
   return facts;
 }

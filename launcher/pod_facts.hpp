@@ -55,6 +55,10 @@ struct PodFacts {
 // itself cannot be read; anything missing below it is reported as absent, not as an error.
 PodFacts gather_pod_facts(const Config& config, const EnvMap& env);
 
+// Only what resolve_identity() reads (env, hostname, /etc/hosts, /etc/resolv.conf), without the
+// node scan: probes run every few seconds and must cost milliseconds. `node` stays empty.
+PodFacts gather_identity_facts(const Config& config, const EnvMap& env);
+
 // The node half of the above. Gathered even with checks off: planning needs EFA presence
 // (env policy), GPUs (--num-gpus) and /dev/shm (--object-store-memory).
 NodeFacts gather_node_facts(const std::string& host_root);

@@ -1,7 +1,7 @@
 #include "gcs/gcs_target.hpp"
 
 #include "error.hpp"
-#include "gcs/light_facts.hpp"
+#include "pod_facts.hpp"
 
 namespace launcher::gcs {
 
@@ -28,12 +28,12 @@ std::vector<std::string> names_from_hostname(const std::string& hostname, int no
 GcsTarget resolve_gcs_target(const Config& config, const EnvMap& env) {
   GcsTarget target;
   if (!config.address) {
-    target.identity = resolve_identity(config, gather_light_facts(config, env));
+    target.identity = resolve_identity(config, gather_identity_facts(config, env));
     target.address = target.identity->head_address();
   } else {
     target.address = *config.address;
     try {
-      const PodFacts facts = gather_light_facts(config, env);
+      const PodFacts facts = gather_identity_facts(config, env);
       try {
         target.identity = resolve_identity(config, facts);
       } catch (const Fatal&) {
