@@ -13,7 +13,8 @@ elapsed=$(( $(now_ms) - start ))
 expect_rc 75 "join timeout"
 [[ "$(grep -c 'raylaunch: error:' "$WORK/t.err")" == 1 ]] || fail "expected exactly one error line"
 expect_in t.err "raylaunch: error: join timed out after 2s: 2/4 nodes alive; missing: training-1, training-3"
-(( elapsed >= 2000 && elapsed < 3500 )) || fail "timeout of 2 s took $elapsed ms"
+# It keeps trying until the deadline, and then stops (the bound is loose: a deadline, not speed).
+(( elapsed >= 2000 && elapsed < 10000 )) || fail "timeout of 2 s took $elapsed ms"
 # At most 4 polls per second (plus the first).
 polls=$(counter calls.GetAllNodeInfo)
 (( $(counter max_get_all_per_second) <= 4 )) || fail "more than 4 GetAllNodeInfo in one second"
@@ -32,7 +33,7 @@ elapsed=$(( $(now_ms) - start ))
 expect_rc 69 "unreachable GCS"
 expect_in u.err "raylaunch: error: GCS at 127.0.0.1:$port unreachable at the 2s deadline: UNAVAILABLE"
 expect_in u.err "(it never answered)"
-(( elapsed < 3500 )) || fail "unreachable wait took $elapsed ms"
+(( elapsed >= 2000 && elapsed < 10000 )) || fail "unreachable wait took $elapsed ms"
 
 run bad "$RAYLAUNCH_BIN" wait --address "no-port" --nodes 2
 expect_rc 64 "bad address"
