@@ -42,6 +42,17 @@ wait_file() {
   fail "timed out waiting for $1"
 }
 
+# wait_text NAME TEXT: waits up to 20 s until $WORK/NAME contains TEXT (a log line of a
+# background command), so tests step on what the program said, not on sleeps.
+wait_text() {
+  local i
+  for i in $(seq 200); do
+    grep -qF -- "$2" "$WORK/$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "timed out waiting for '$2' in $WORK/$1"
+}
+
 free_port() { "$FAKE_GCS" freeport; }
 
 # start_gcs ID [--port P] [fake args...]: a fake GCS; sets GCS_PORT and CTL (control socket).

@@ -7,7 +7,7 @@ export HOSTNAME=training-0
 # 1. The GCS comes up 1.5 s after wait starts.
 port=$(free_port)
 bg late "$RAYLAUNCH_BIN" wait --address "127.0.0.1:$port" --nodes 2 --timeout 30s
-sleep 1.5
+wait_text late.err "not answering: UNAVAILABLE"
 start_gcs late --port "$port"
 ctl add training-0 --head >/dev/null
 ctl add training-1 >/dev/null
@@ -21,9 +21,10 @@ start_gcs restart
 ctl add training-0 --head >/dev/null
 ctl add training-1 >/dev/null
 bg rs "$RAYLAUNCH_BIN" wait --address "127.0.0.1:$GCS_PORT" --nodes 3 --timeout 30s
-sleep 0.8
+wait_text rs.err "2/3 nodes alive; missing: training-2"
 ctl restart 1500 --wipe >/dev/null
-sleep 2.5
+wait_text rs.err "not answering: UNAVAILABLE"
+sleep 2  # the restart lasts 1.5 s; the raylets re-register after it
 for i in 0 1 2; do ctl add "training-$i" >/dev/null; done
 join rs
 expect_rc 0 "wait across a GCS restart"
@@ -42,7 +43,7 @@ expect_in un.err "not answering: UNAVAILABLE: fake GCS: injected UNAVAILABLE"
 # 4. A GCS slower than the 5 s per-RPC deadline: DEADLINE_EXCEEDED, retried, then it recovers.
 ctl fault delay 7000 >/dev/null
 bg slow "$RAYLAUNCH_BIN" wait --address "127.0.0.1:$GCS_PORT" --nodes 1 --timeout 30s
-sleep 5.5
+wait_text slow.err "not answering: DEADLINE_EXCEEDED"
 ctl fault delay 0 >/dev/null
 join slow
 expect_rc 0 "wait after DEADLINE_EXCEEDED"

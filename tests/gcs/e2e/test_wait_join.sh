@@ -7,10 +7,9 @@ export HOSTNAME=training-0  # the head: expected names training-0 … training-3
 start_gcs inorder
 ctl add training-0 --head >/dev/null
 bg w "$RAYLAUNCH_BIN" wait --address "127.0.0.1:$GCS_PORT" --nodes 4 --timeout 30s
-sleep 0.6
 for i in 1 2 3; do
+  wait_text w.err "$i/4 nodes alive"  # each count is seen before the next pod joins
   ctl add "training-$i" >/dev/null
-  sleep 0.4
 done
 join w
 expect_rc 0 "wait, nodes joining in order"
@@ -22,9 +21,9 @@ start_gcs outoforder
 ctl add training-3 >/dev/null
 ctl add training-1 >/dev/null
 bg w2 "$RAYLAUNCH_BIN" wait --address "127.0.0.1:$GCS_PORT" --nodes 4 --join-timeout 30s
-sleep 0.6
+wait_text w2.err "2/4 nodes alive"
 ctl add training-0 --head >/dev/null
-sleep 0.4
+wait_text w2.err "3/4 nodes alive"
 ctl add training-2 >/dev/null
 join w2
 expect_rc 0 "wait, nodes joining out of order"

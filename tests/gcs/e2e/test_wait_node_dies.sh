@@ -21,7 +21,7 @@ expect_in w2.err "2/3 nodes alive; missing: training-2; counted once despite a s
 
 # training-2's pod comes back under the same name: the barrier completes.
 bg w3 "$RAYLAUNCH_BIN" wait --address "127.0.0.1:$GCS_PORT" --nodes 3 --timeout 20s
-sleep 0.5
+wait_text w3.err "2/3 nodes alive"
 ctl add training-2 >/dev/null
 join w3
 expect_rc 0 "wait after the dead pod re-registered"
