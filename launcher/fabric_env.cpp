@@ -67,6 +67,12 @@ const std::vector<HarmfulRule>& harmful_rules() {
       {"OFI_NCCL_DISABLE_GDR_REQUIRED_CHECK", [](const std::string&, const NodeFacts&) { return true; },
        "hides 'GDR disabled on GDR-supported instance type' instead of fixing GPUDirect",
        "unset it and load efa_nv_peermem or use dma-buf"},
+      {"FI_EFA_USE_HUGE_PAGE",
+       [](const std::string& v, const NodeFacts& n) {
+         return v != "0" && n.efa() > 0 && n.hugetlb_known && n.hugetlb_2mb_limit == std::optional<std::uint64_t>(0);
+       },
+       "huge pages are on but the pod's 2MB huge-page limit is 0: libfabric's bounce buffers SIGBUS (libvma#1024)",
+       "request hugepages-2Mi: 5120Mi, or set FI_EFA_USE_HUGE_PAGE=0"},
       {"RAY_OBJECT_STORE_ALLOW_SLOW_STORAGE", [](const std::string&, const NodeFacts&) { return true; },
        "lets Ray put the object store on /tmp silently ('This will harm performance!')",
        "unset it and give /dev/shm enough room"},

@@ -155,7 +155,7 @@ Check check_hugetlb(const NodeFacts& node) {
   if (node.hugetlb_2mb_limit && *node.hugetlb_2mb_limit == 0) {
     // libfabric falls back to normal pages only when the first huge-page mmap fails (util_buf.c).
     return {"hugetlb", CheckStatus::warn,
-            "2MB huge-page limit is 0: EFA bounce buffers would SIGBUS; FI_EFA_USE_HUGE_PAGE=0 is set",
+            "2MB huge-page limit is 0: EFA bounce buffers on huge pages would SIGBUS (FI_EFA_USE_HUGE_PAGE=0 avoids it)",
             "request hugepages-2Mi: 5120Mi (the EFA driver pre-allocates 5128 2MiB pages)"};
   }
   return {"hugetlb", CheckStatus::pass,

@@ -72,6 +72,9 @@ TEST_CASE("a value the user set is never overridden and is reported as theirs", 
   CHECK(debug->origin == Origin::user);
   CHECK(debug->reason.starts_with("set by the user, kept (raylaunch would set WARN: "));
   CHECK(find(env, "FI_EFA_USE_HUGE_PAGE")->value == "1");
+  // …and a kept value that will break is warned about.
+  REQUIRE(env.warnings.size() == 1);
+  CHECK(env.warnings[0].name == "env:FI_EFA_USE_HUGE_PAGE");
   CHECK(find(env, "RAY_ADDRESS")->value == "x:1");
 }
 
