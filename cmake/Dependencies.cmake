@@ -27,3 +27,12 @@ function(raylaunch_link_static target)
     -Wl,--start-group ${GRPCPP_STATIC_LDFLAGS} -lupb -lre2 -lcares -laddress_sorting
     -Wl,--end-group Threads::Threads)
 endfunction()
+
+# How a shipped program links: fully static by default (RAYLAUNCH_STATIC), else shared.
+function(raylaunch_link_program target)
+  if(RAYLAUNCH_STATIC)
+    raylaunch_link_static(${target})
+  else()
+    target_link_libraries(${target} PRIVATE deps_grpc_shared)
+  endif()
+endfunction()

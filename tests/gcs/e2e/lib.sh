@@ -97,6 +97,8 @@ run() {
 expect_rc() { [[ "$RC" == "$1" ]] || fail "$2: exit $RC, expected $1"; }
 # expect_in FILE TEXT: fixed-string match.
 expect_in() { grep -qF -- "$2" "$WORK/$1" || fail "$WORK/$1 lacks: $2"; }
+# expect_one_line NAME: NAME's stdout and stderr together are exactly one line (probe contract).
+expect_one_line() { [[ "$(cat "$WORK/$1.out" "$WORK/$1.err" | wc -l)" == 1 ]] || fail "$1: not exactly one line"; }
 expect_not_in() { ! grep -qF -- "$2" "$WORK/$1" || fail "$WORK/$1 has: $2"; }
 
 # bg NAME CMD...: runs CMD in the background like `run`; `join NAME` waits and sets RC.

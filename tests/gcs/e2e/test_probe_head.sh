@@ -9,7 +9,7 @@ export RAYLAUNCH_RAY_PORT=$GCS_PORT
 for kind in liveness readiness; do
   run "up-$kind" "$RAYLAUNCH_BIN" probe "$kind"
   expect_rc 0 "head $kind, GCS up"
-  [[ "$(cat "$WORK/up-$kind.out" "$WORK/up-$kind.err" | wc -l)" == 1 ]] || fail "head $kind: not one line"
+  expect_one_line "up-$kind"
   expect_in "up-$kind.out" "raylaunch: probe $kind (head): healthy: head GCS at 127.0.0.1:$GCS_PORT answered (Ray 2.9.0)"
 done
 
@@ -36,7 +36,7 @@ ctl stop >/dev/null
 for kind in liveness readiness; do
   run "down-$kind" "$RAYLAUNCH_BIN" probe "$kind"
   expect_rc 1 "head $kind, GCS down"
-  [[ "$(cat "$WORK/down-$kind.out" "$WORK/down-$kind.err" | wc -l)" == 1 ]] || fail "head $kind down: not one line"
+  expect_one_line "down-$kind"
   expect_in "down-$kind.err" "raylaunch: probe $kind (head): unhealthy: head GCS at 127.0.0.1:$GCS_PORT did not answer within 1s: UNAVAILABLE"
 done
 ctl start >/dev/null

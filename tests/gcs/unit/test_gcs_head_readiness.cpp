@@ -1,36 +1,23 @@
 #include <catch2/catch.hpp>
 #include <deque>
 
+#include "fakes.hpp"
 #include "gcs/head_readiness.hpp"
 
 using namespace launcher::gcs;
 using namespace std::chrono_literals;
+using gcs_test::FakeClock;
 
 namespace {
-
-class FakeClock final : public Clock {
- public:
-  TimePoint now() override { return m_now; }
-  void sleep_for(std::chrono::milliseconds d) override { m_now += d; }
-
- private:
-  TimePoint m_now{};
-};
 
 class ScriptedChecker final : public HeadChecker {
  public:
   explicit ScriptedChecker(std::deque<HeadAttempt> script) : m_script(std::move(script)) {}
-  HeadAttempt attempt(std::chrono::milliseconds /*timeout*/) override {
-    HeadAttempt a = m_script.front();
-    if (m_script.size() > 1) {
-      m_script.pop_front();
-    }
-    return a;
-  }
+  HeadAttempt attempt(std::chrono::milliseconds /*timeout*/) override { return m_script.next(); }
   std::string describe() const override { return "head GCS at training-0.t.ml.svc.cluster.local:6379"; }
 
  private:
-  std::deque<HeadAttempt> m_script;
+  gcs_test::Script<HeadAttempt> m_script;
 };
 
 HeadAttempt at(HeadStage stage, const std::string& detail) { return HeadAttempt{stage, detail, std::nullopt}; }

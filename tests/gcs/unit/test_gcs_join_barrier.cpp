@@ -1,28 +1,14 @@
 #include <catch2/catch.hpp>
 #include <deque>
 
+#include "fakes.hpp"
 #include "gcs/join_barrier.hpp"
 
 using namespace launcher::gcs;
 using namespace std::chrono_literals;
+using gcs_test::FakeClock;
 
 namespace {
-
-// A clock that only moves when the loop sleeps or a poll "takes" time.
-class FakeClock final : public Clock {
- public:
-  TimePoint now() override { return m_now; }
-  void sleep_for(std::chrono::milliseconds d) override {
-    m_now += d;
-    m_slept.push_back(d);
-  }
-  void advance(std::chrono::milliseconds d) { m_now += d; }
-  const std::vector<std::chrono::milliseconds>& slept() const { return m_slept; }
-
- private:
-  TimePoint m_now{};
-  std::vector<std::chrono::milliseconds> m_slept;
-};
 
 using Answer = launcher::util::Result<NodeTable, RpcError>;
 
@@ -35,11 +21,7 @@ class ScriptedSource final : public NodeSource {
   Answer poll(std::chrono::milliseconds timeout) override {
     timeouts.push_back(timeout);
     m_clock.advance(std::min(m_rpc_time, timeout));
-    Answer a = m_script.front();
-    if (m_script.size() > 1) {
-      m_script.pop_front();
-    }
-    return a;
+    return m_script.next();
   }
   void reset() override { ++resets; }
   std::string describe() const override { return "GCS at fake:6379"; }
@@ -49,7 +31,7 @@ class ScriptedSource final : public NodeSource {
 
  private:
   FakeClock& m_clock;
-  std::deque<Answer> m_script;
+  gcs_test::Script<Answer> m_script;
   std::chrono::milliseconds m_rpc_time;
 };
 
