@@ -15,20 +15,9 @@ namespace fake {
 
 namespace {
 
-// Ray keeps at most this many DEAD nodes (maximum_gcs_dead_node_cached_count, ray_config_def.h).
-constexpr std::size_t k_max_dead = 1000;
 constexpr int k_node_id_bytes = 28;  // kUniqueIDSize
 
-std::string hex(const std::string& bytes) {
-  static constexpr char k_digits[] = "0123456789abcdef";
-  std::string out;
-  for (const char c : bytes) {
-    const auto b = static_cast<unsigned char>(c);
-    out += k_digits[b >> 4];
-    out += k_digits[b & 0x0f];
-  }
-  return out;
-}
+std::string hex(const std::string& bytes) { return to_hex(bytes); }
 
 }  // namespace
 
@@ -46,6 +35,8 @@ std::int64_t monotonic_ns() {
 
 FakeGcs::FakeGcs(Options options) : m_options(std::move(options)), m_rng(std::random_device{}()) {
   std::sscanf(m_options.ray_version.c_str(), "%d.%d", &m_major, &m_minor);
+  m_health = std::make_unique<HealthChecker>(m_options.health_check,
+                                             [this](const std::string& id) { on_health_check_failed(id); });
 }
 
 bool FakeGcs::version_at_least(int major, int minor) const {
@@ -54,6 +45,9 @@ bool FakeGcs::version_at_least(int major, int minor) const {
 
 void FakeGcs::wipe() {
   const std::lock_guard lock(m_mutex);
+  for (const ray::rpc::GcsNodeInfo& n : m_nodes) {
+    m_health->remove(n.node_id());
+  }
   m_nodes.clear();
 }
 
@@ -279,31 +273,33 @@ std::string FakeGcs::add_node(const std::string& name, bool head, const std::str
 
 int FakeGcs::kill_node(const std::string& name, const std::string& why) {
   int killed = 0;
+  ray::rpc::NodeDeathInfo death;
+  death.set_reason(ray::rpc::NodeDeathInfo::UNEXPECTED_TERMINATION);
+  if (version_at_least(2, 30)) {  // reason_message: absent at 2.9.0, present at 2.30.0
+    death.set_reason_message(why);
+  }
   for (ray::rpc::GcsNodeInfo& n : m_nodes) {
     if (n.node_name() == name && n.state() == ray::rpc::GcsNodeInfo::ALIVE) {
-      n.set_state(ray::rpc::GcsNodeInfo::DEAD);
-      n.set_end_time_ms(now_ms());
-      n.mutable_death_info()->set_reason(ray::rpc::NodeDeathInfo::UNEXPECTED_TERMINATION);
-      if (version_at_least(2, 30)) {  // reason_message: absent at 2.9.0, present at 2.30.0
-        n.mutable_death_info()->set_reason_message(why);
-      }
+      mark_dead(n, death);
       ++killed;
     }
   }
-  // Evict the oldest DEAD nodes beyond Ray's cache size.
-  std::size_t dead = 0;
-  for (auto it = m_nodes.rbegin(); it != m_nodes.rend(); ++it) {
-    dead += it->state() == ray::rpc::GcsNodeInfo::DEAD ? 1 : 0;
-  }
-  for (auto it = m_nodes.begin(); it != m_nodes.end() && dead > k_max_dead;) {
-    if (it->state() == ray::rpc::GcsNodeInfo::DEAD) {
-      it = m_nodes.erase(it);
-      --dead;
-    } else {
-      ++it;
+  evict_dead();
+  return killed;
+}
+
+std::string describe_node(const ray::rpc::GcsNodeInfo& n) {
+  std::ostringstream out;
+  out << (n.state() == ray::rpc::GcsNodeInfo::ALIVE ? "ALIVE" : "DEAD") << " " << n.node_name() << " "
+      << to_hex(n.node_id()) << " " << n.node_manager_address() << ":" << n.node_manager_port()
+      << " head=" << (n.is_head_node() ? 1 : 0);
+  if (n.state() == ray::rpc::GcsNodeInfo::DEAD) {
+    out << " death=" << ray::rpc::NodeDeathInfo::Reason_Name(n.death_info().reason());
+    if (!n.death_info().reason_message().empty()) {
+      out << " (" << n.death_info().reason_message() << ")";
     }
   }
-  return killed;
+  return out.str();
 }
 
 std::string FakeGcs::stats_text() {
@@ -369,13 +365,20 @@ std::string FakeGcs::command(const std::vector<std::string>& args, bool& ok) {
   if (cmd == "stats") {
     return stats_text();
   }
+  if (cmd == "nodes") {
+    std::string out;
+    for (const ray::rpc::GcsNodeInfo& n : m_nodes) {
+      out += describe_node(n) + "\n";
+    }
+    return out;
+  }
   if (cmd == "reset-stats") {
     m_stats = Stats{};
     return "ok";
   }
   ok = false;
   return "unknown command (add NAME [--head] [--ip IP] [--nm-port P] | fill COUNT BASE [--from I] | kill NAME | "
-         "fault unavailable|delay|status|pad N | stats | reset-stats | stop | start | restart MS [--wipe] | quit)";
+         "fault unavailable|delay|status|pad N | stats | nodes | reset-stats | stop | start | restart MS [--wipe] | quit)";
 }
 
 }  // namespace fake

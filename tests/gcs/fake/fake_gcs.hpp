@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fake_ray_gcs.grpc.pb.h"
+#include "health_checker.hpp"
 
 namespace fake {
 
@@ -22,6 +23,7 @@ struct Options {
   std::string ray_version = "2.9.0";   // which Ray's request handling and reply fields to mimic
   std::optional<std::string> token;    // require `authorization: Bearer <token>` (Ray 2.52+ token auth)
   bool strict_request = false;         // INVALID_ARGUMENT for requests in the 2.36-2.48 layout
+  HealthCheckConfig health_check;      // raylet health checks of nodes that registered themselves
 };
 
 // Faults set by the control channel; they apply to GetAllNodeInfo and CheckAlive.
@@ -54,6 +56,11 @@ class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
                               ray::rpc::GetAllNodeInfoReply* reply) override;
   grpc::Status CheckAlive(grpc::ServerContext* context, const ray::rpc::CheckAliveRequest* request,
                           ray::rpc::CheckAliveReply* reply) override;
+  // A raylet registering itself (from any host, over TCP) and unregistering at graceful shutdown.
+  grpc::Status RegisterNode(grpc::ServerContext* context, const ray::rpc::RegisterNodeRequest* request,
+                            ray::rpc::RegisterNodeReply* reply) override;
+  grpc::Status UnregisterNode(grpc::ServerContext* context, const ray::rpc::UnregisterNodeRequest* request,
+                              ray::rpc::UnregisterNodeReply* reply) override;
 
   // Control commands (see `fake_gcs ctl --help`); table and fault edits only. Returns the
   // output line(s) or an error message in `ok == false`.
@@ -61,6 +68,9 @@ class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
 
   // Forget every node: a GCS restarted without fault tolerance (no Redis) starts empty.
   void wipe();
+  // The GCS server stopped / started again: raylet health checks stop and start over.
+  void pause_health_checks() { m_health->pause(); }
+  void resume_health_checks() { m_health->resume(); }
 
  private:
   // Checks token and faults shared by every handler; non-OK means "answer with this".
@@ -68,6 +78,10 @@ class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
   bool version_at_least(int major, int minor) const;
   std::string add_node(const std::string& name, bool head, const std::string& ip, int nm_port);
   int kill_node(const std::string& name, const std::string& why);
+  // ALIVE -> DEAD with a death reason; the health check of that node stops.
+  void mark_dead(ray::rpc::GcsNodeInfo& node, const ray::rpc::NodeDeathInfo& death);
+  void evict_dead();  // Ray keeps at most maximum_gcs_dead_node_cached_count DEAD nodes
+  void on_health_check_failed(const std::string& node_id);
   std::string stats_text();
   void fill_reply(const ray::rpc::GetAllNodeInfoRequest& request, ray::rpc::GetAllNodeInfoReply& reply);
 
@@ -80,7 +94,12 @@ class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
   Stats m_stats;
   std::mt19937_64 m_rng;
   int m_registered = 0;
+  // Last member: destroyed first, so its threads stop while the table still exists.
+  std::unique_ptr<HealthChecker> m_health;
 };
+
+// One line per node: "ALIVE|DEAD name idhex address:port head=0|1 [death=REASON (message)]".
+std::string describe_node(const ray::rpc::GcsNodeInfo& node);
 
 // Current time in Unix milliseconds, as Ray's current_sys_time_ms().
 std::uint64_t now_ms();

@@ -1,16 +1,19 @@
 // FAKE, for tests only. One binary, several roles:
 //   fake_gcs serve   --port P|0 --control unix:PATH [--port-file F] [--ray-version 2.9.0]
-//                    [--token T] [--strict-request] [--bind 127.0.0.1]
-//       a fake Ray GCS (NodeInfoGcsService + grpc.health.v1), controlled over a unix socket
-//   fake_gcs ctl     --control unix:PATH COMMAND...   (add, fill, kill, fault, stats, stop,
+//                    [--token T | --token-from-env] [--strict-request] [--bind 127.0.0.1]
+//                    [--health-check-initial-delay-ms N] [--health-check-period-ms N]
+//                    [--health-check-timeout-ms N] [--health-check-failure-threshold N]
+//       a fake Ray GCS (NodeInfoGcsService + grpc.health.v1), controlled over a unix socket.
+//       Raylets register over TCP (RegisterNode) and are health-checked as Ray does (defaults
+//       from RAY_health_check_* in the environment, else Ray's 5000/3000/10000/5).
+//   fake_gcs ctl     --control unix:PATH COMMAND...   (add, fill, kill, fault, stats, nodes, stop,
 //                                                     start, restart MS [--wipe], quit)
-//   fake_gcs raylet  --port P|0 [--port-file F] [--node-id HEX] [--not-serving]
-//       a fake raylet: only gRPC's default health service, "<node id hex>" registered as Ray's
-//       raylet does (raylet/node_manager.cc), and "" (the server) SERVING
+//   fake_gcs raylet  --port P|0 [--port-file F] [--node-id HEX] [--not-serving] [--bind ADDR]
+//                    [--gcs-address HOST:PORT --node-ip IP --node-name N --head ...]
+//       a fake raylet (fake_raylet.cpp)
+//   fake_gcs ping|nodes|send-v236 --address HOST:PORT ...   clients (fake_clients.cpp)
 //   fake_gcs blackhole --port P|0 [--port-file F]   accepts TCP and never answers (no HTTP/2)
 //   fake_gcs freeport                               prints a free loopback TCP port
-//   fake_gcs send-v236 --address HOST:PORT          sends GetAllNodeInfo in the 2.36-2.48 layout
-//       (limit=1): a client the strict mode must reject; prints the gRPC status code
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -22,34 +25,24 @@
 #include <iostream>
 #include <thread>
 
+#include "cli_args.hpp"
 #include "fake_control.grpc.pb.h"
 #include "fake_gcs.hpp"
 
+namespace fake {
+int raylet_main(const std::vector<std::string>& args);
+int ping_main(const std::vector<std::string>& args);
+int nodes_main(const std::vector<std::string>& args);
+int send_v236_main(const std::vector<std::string>& args);
+}  // namespace fake
+
 namespace {
 
+using fake::flag;
+using fake::has;
+using fake::write_port_file;
+
 constexpr int k_max_message = 512 * 1024 * 1024;  // Ray's max_grpc_message_size
-
-std::string flag(const std::vector<std::string>& args, const std::string& name, const std::string& fallback) {
-  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == name) {
-      return args[i + 1];
-    }
-  }
-  return fallback;
-}
-
-bool has(const std::vector<std::string>& args, const std::string& name) {
-  return std::find(args.begin(), args.end(), name) != args.end();
-}
-
-void write_port_file(const std::string& path, int port) {
-  if (path.empty()) {
-    return;
-  }
-  const std::string tmp = path + ".tmp";
-  std::ofstream(tmp) << port << "\n";
-  std::rename(tmp.c_str(), path.c_str());  // atomic: readers never see a half-written port
-}
 
 // The GCS server's lifecycle: stop/start/restart on request, same port every time.
 class GcsServer {
@@ -73,6 +66,9 @@ class GcsServer {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));  // port still held by the old server
       }
     }
+    if (m_server) {
+      m_state.resume_health_checks();
+    }
     return m_server ? m_port : -1;
   }
 
@@ -82,6 +78,7 @@ class GcsServer {
       m_server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
       m_server->Wait();
       m_server.reset();
+      m_state.pause_health_checks();
     }
   }
 
@@ -149,7 +146,20 @@ int serve(const std::vector<std::string>& args) {
   if (has(args, "--token")) {
     options.token = flag(args, "--token", "");
   }
+  if (has(args, "--token-from-env")) {
+    if (std::string token = fake::token_from_env(); !token.empty()) {
+      options.token = std::move(token);
+    }
+  }
   options.strict_request = has(args, "--strict-request");
+  options.health_check = fake::health_check_config_from_env();
+  fake::HealthCheckConfig& hc = options.health_check;
+  hc.initial_delay_ms =
+      std::stoi(flag(args, "--health-check-initial-delay-ms", std::to_string(hc.initial_delay_ms)));
+  hc.period_ms = std::stoi(flag(args, "--health-check-period-ms", std::to_string(hc.period_ms)));
+  hc.timeout_ms = std::stoi(flag(args, "--health-check-timeout-ms", std::to_string(hc.timeout_ms)));
+  hc.failure_threshold =
+      std::stoi(flag(args, "--health-check-failure-threshold", std::to_string(hc.failure_threshold)));
   const std::string control_address = flag(args, "--control", "");
   if (control_address.empty()) {
     std::cerr << "fake_gcs serve: --control unix:PATH is required\n";
@@ -175,7 +185,9 @@ int serve(const std::vector<std::string>& args) {
   }
   write_port_file(flag(args, "--port-file", ""), port);
   std::cerr << "fake_gcs: Ray " << options.ray_version << " GCS on port " << port << ", control " << control_address
-            << (options.token ? ", token required" : "") << "\n";
+            << (options.token ? ", token required" : "") << ", raylet health checks: delay " << hc.initial_delay_ms
+            << " ms, period " << hc.period_ms << " ms, timeout " << hc.timeout_ms << " ms, threshold "
+            << hc.failure_threshold << "\n";
   control.wait_for_quit();
   gcs.stop();
   control_server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
@@ -209,33 +221,6 @@ int ctl(const std::vector<std::string>& args) {
   }
   std::cout << reply.output() << (reply.output().empty() || reply.output().back() == '\n' ? "" : "\n");
   return reply.ok() ? 0 : 1;
-}
-
-// Stands in for the raylet's NodeManagerService: gRPC serves its default health service
-// synchronously only when the server has at least one synchronous service.
-class NodeManagerPlaceholder final : public raylaunch::test::FakeGcsControl::Service {};
-
-int raylet(const std::vector<std::string>& args) {
-  grpc::EnableDefaultHealthCheckService(true);
-  NodeManagerPlaceholder node_manager;
-  grpc::ServerBuilder builder;
-  builder.RegisterService(&node_manager);
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:" + flag(args, "--port", "0"), grpc::InsecureServerCredentials(), &port);
-  const std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || port <= 0) {
-    std::cerr << "fake_gcs raylet: cannot listen\n";
-    return 1;
-  }
-  const std::string node_id = flag(args, "--node-id", std::string(56, 'a'));
-  server->GetHealthCheckService()->SetServingStatus(node_id, true);
-  if (has(args, "--not-serving")) {
-    server->GetHealthCheckService()->SetServingStatus(false);
-  }
-  write_port_file(flag(args, "--port-file", ""), port);
-  std::cerr << "fake_gcs: raylet health service on port " << port << "\n";
-  server->Wait();
-  return 0;
 }
 
 // Binds 127.0.0.1:`port` (0: any); returns the fd, writes the chosen port to `port`.
@@ -285,23 +270,6 @@ int freeport() {
   return 0;
 }
 
-// What a client built against Ray 2.36-2.48's proto sends when it sets `limit`.
-int send_v236(const std::vector<std::string>& args) {
-  raylaunch::test::GetAllNodeInfoRequestV236 old_layout;
-  old_layout.set_limit(1);
-  ray::rpc::GetAllNodeInfoRequest request;
-  request.ParseFromString(old_layout.SerializeAsString());  // same bytes, the fake's request type
-  auto stub = ray::rpc::NodeInfoGcsService::NewStub(
-      grpc::CreateChannel(flag(args, "--address", ""), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  ray::rpc::GetAllNodeInfoReply reply;
-  const grpc::Status status = stub->GetAllNodeInfo(&context, request, &reply);
-  std::cout << "code=" << static_cast<int>(status.error_code()) << " nodes=" << reply.node_info_list_size() << " "
-            << status.error_message() << "\n";
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -314,7 +282,13 @@ int main(int argc, char** argv) {
     return ctl(args);
   }
   if (mode == "raylet") {
-    return raylet(args);
+    return fake::raylet_main(args);
+  }
+  if (mode == "ping") {
+    return fake::ping_main(args);
+  }
+  if (mode == "nodes") {
+    return fake::nodes_main(args);
   }
   if (mode == "blackhole") {
     return blackhole(args);
@@ -323,8 +297,8 @@ int main(int argc, char** argv) {
     return freeport();
   }
   if (mode == "send-v236") {
-    return send_v236(args);
+    return fake::send_v236_main(args);
   }
-  std::cerr << "usage: fake_gcs serve|ctl|raylet|blackhole|freeport|send-v236 ... (see tests/gcs/fake/fake_main.cpp)\n";
+  std::cerr << "usage: fake_gcs serve|ctl|raylet|ping|nodes|blackhole|freeport|send-v236 ... (see tests/gcs/fake/fake_main.cpp)\n";
   return 2;
 }
