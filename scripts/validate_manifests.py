@@ -9,33 +9,42 @@ checked twice: its `kubectl kustomize` output, and every plain file its `resourc
 names (following bases and components), since a raw file must be complete on its own
 (`labels` with `includeSelectors` can hide a missing selector in the build output).
 
-Schemas: the Kubernetes 1.32 definitions and the MPIJob CRD in tests/manifests/schemas/
-(see the README there), made strict at load time: `additionalProperties: false` on every
+YAML files that sit in a kustomize directory without being named by it (cluster-wide objects an
+admin applies once) are checked on their own. A component that no checked kustomization builds
+is a failure: it would never be validated.
+
+Schemas: the Kubernetes 1.32 definitions and the CRDs in tests/manifests/schemas/ (MPIJob,
+Kueue, Karpenter's NodeOverlay; see the README there), made strict at load time: `additionalProperties: false` on every
 object schema that lists `properties`, as the API server's fieldValidation=Strict does. A
 kind with no schema is a failure. CRD metadata is checked against the real ObjectMeta.
 
 Rules (skip with --no-rules; list with --list-rules) are in manifest_rules.py; each failure names
-its rule.
+its rule. The legacy-fabric-env rule reads launcher/plan/env_rules.json, the table raylaunch
+itself embeds (--env-rules to use another).
 
 Exit status: 0 all valid, 1 something invalid, 2 setup problem (missing package, kubectl or
-schema file, nothing to check). Run it with Debian's /usr/bin/python3 (python3-yaml,
+schema file or env rules, nothing to check). Run it with Debian's /usr/bin/python3 (python3-yaml,
 python3-jsonschema); scripts/check-manifests installs those and runs yamllint first.
 """
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 
-from manifest_rules import RAYLAUNCH_EXEMPT, RULES, dig, object_rules, unit_rules
+import kustomize_tree as ktree
+import manifest_rules
+from manifest_rules import GENERIC_RULES, RAYLAUNCH_EXEMPT, RULES, dig, object_rules, unit_rules
 
 EXIT_VALID, EXIT_INVALID, EXIT_SETUP = 0, 1, 2
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMA_DIR = os.path.join(REPO, "tests", "manifests", "schemas")
 DEFAULT_DEFS = os.path.join(SCHEMA_DIR, "k8s-v1.32.0-definitions.json")
-DEFAULT_CRDS = [os.path.join(SCHEMA_DIR, "kubeflow.org_mpijobs.v0.8.0.yaml")]
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+DEFAULT_CRDS = [os.path.join(SCHEMA_DIR, name) for name in (
+    "kubeflow.org_mpijobs.v0.8.0.yaml",
+    "kueue.x-k8s.io_topologies.v0.19.2.yaml", "kueue.x-k8s.io_resourceflavors.v0.19.2.yaml",
+    "kueue.x-k8s.io_clusterqueues.v0.19.2.yaml", "kueue.x-k8s.io_localqueues.v0.19.2.yaml",
+    "karpenter.sh_nodeoverlays.v1.14.1.yaml")]
 OBJECT_META = "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
 try:
@@ -188,18 +197,6 @@ def format_error(err):
 
 # --- inputs -------------------------------------------------------------------------------
 
-def kustomization_path(directory):
-    for name in KUSTOMIZATION_FILES:
-        path = os.path.join(directory, name)
-        if os.path.isfile(path):
-            return path
-    return None
-
-
-def is_remote(entry):
-    return bool(re.match(r"^(https?://|git@|ssh://|git::|github\.com/)", entry)) or "?ref=" in entry
-
-
 def display(path):
     rel = os.path.relpath(path)
     return path if rel.startswith("..") else rel
@@ -259,20 +256,13 @@ class Checker:
 
     def raw_resources(self, directory, source, visiting=()):
         """Plain files named under resources/bases/components, following directories."""
-        kustomization = kustomization_path(directory)
         real = os.path.realpath(directory)
+        kustomization = read_kustomization(directory, self.loader)
         if kustomization is None or real in visiting:
             return []
-        with open(kustomization, encoding="utf-8") as f:
-            docs, error = load_documents(f.read(), self.loader)
-        if error or not docs or not isinstance(docs[0], dict):
-            return []  # the kustomize build reports it
         files = []
-        entries = [e for key in ("resources", "bases", "components") for e in docs[0].get(key) or []]
-        for entry in entries:
-            if not isinstance(entry, str):
-                continue
-            if is_remote(entry):
+        for entry in ktree.named_entries(kustomization):
+            if ktree.is_remote(entry):
                 self.fail(source, f"remote resource {entry}: vendor it, the check runs offline")
                 continue
             path = os.path.normpath(os.path.join(directory, entry))
@@ -291,7 +281,18 @@ def start_build(directory):
         raise SetupError(f"cannot run kubectl ({err}); install kubectl >= 1.27 (kustomize v5)") from err
 
 
-def plan(paths):
+def read_kustomization(directory, loader):
+    """The directory's kustomization as a dict; None when there is none or it does not parse
+    (the kustomize build reports that)."""
+    path = ktree.kustomization_path(directory)
+    if path is None:
+        return None
+    with open(path, encoding="utf-8") as f:
+        docs, error = load_documents(f.read(), loader)
+    return None if error or not docs or not isinstance(docs[0], dict) else docs[0]
+
+
+def plan(paths, loader):
     """Expands the arguments into ('stdin'|'file'|'kustomize', path) units."""
     units = []
     for path in paths:
@@ -303,8 +304,10 @@ def plan(paths):
             found = []
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                if kustomization_path(root):
+                if ktree.kustomization_path(root):
                     found.append(("kustomize", root))
+                    kustomization = read_kustomization(root, loader)  # None: the build reports it
+                    found += [("file", f) for f in ktree.loose_files(root, kustomization)] if kustomization else []
                 else:
                     found += [("file", os.path.join(root, f)) for f in sorted(files)
                               if f.endswith((".yaml", ".yml")) and not f.startswith(".")]
@@ -322,6 +325,8 @@ def main(argv):
     parser.add_argument("--k8s-defs", default=DEFAULT_DEFS, help="Kubernetes JSON-schema definitions (default: %(default)s)")
     parser.add_argument("--crd", action="append", help="CRD YAML to validate custom resources with "
                         "(repeatable; default: the MPIJob CRD in tests/manifests/schemas)")
+    parser.add_argument("--env-rules", default=manifest_rules.env_rules_table.DEFAULT_PATH,
+                        help="the env rules table (default: %(default)s)")
     parser.add_argument("--no-rules", dest="rules", action="store_false", help="schema checks only")
     parser.add_argument("--list-rules", action="store_true", help="print raylaunch's rules and exit")
     args = parser.parse_args(argv)
@@ -329,7 +334,7 @@ def main(argv):
         for name, text in RULES.items():
             print(f"{name}: {text}")
         for kind, reason in RAYLAUNCH_EXEMPT.items():
-            print(f"exempt: {kind}: only no-shell, legacy-fabric-env and mpirun-np apply ({reason})")
+            print(f"exempt: {kind}: only {', '.join(GENERIC_RULES)} apply ({reason})")
         return EXIT_VALID
     if not args.paths:
         parser.error("at least one PATH is required")
@@ -337,13 +342,15 @@ def main(argv):
         if IMPORT_ERROR is not None:
             raise SetupError(f"{IMPORT_ERROR} (apt-get install python3-yaml python3-jsonschema, and run "
                              "this with /usr/bin/python3; scripts/check-manifests does both)")
-        units = plan(args.paths)
+        loader = strict_loader()
+        units = plan(args.paths, loader)
         # Builds run in the background while the schemas load.
         builds = {path: start_build(path) for kind, path in units
-                  if kind == "kustomize" and not is_component(path)}
-        loader = strict_loader()
+                  if kind == "kustomize" and not ktree.is_component(path)}
+        if args.rules:
+            manifest_rules.load_env_rules(args.env_rules)
         checker = Checker(Schemas(args.k8s_defs, args.crd or DEFAULT_CRDS), loader, args.rules)
-    except SetupError as err:
+    except (SetupError, ValueError) as err:  # ValueError: the env rules table
         print(f"validate_manifests: error: {err}", file=sys.stderr)
         return EXIT_SETUP
     for kind, path in units:
@@ -362,13 +369,24 @@ def main(argv):
                 checker.check_documents(source, out, True)
             for raw in checker.raw_resources(path, source):
                 checker.check_file(raw, False)
+    check_components_built(checker, units, loader)
     print(f"{checker.documents} documents checked, {len(checker.failures)} failures")
     return EXIT_INVALID if checker.failures else EXIT_VALID
 
 
-def is_component(directory):
-    with open(kustomization_path(directory), encoding="utf-8") as f:
-        return re.search(r"^kind:\s*Component\s*$", f.read(), re.MULTILINE) is not None
+def check_components_built(checker, units, loader):
+    """Fails each component that no checked kustomization builds: it would go unvalidated."""
+    directories = [path for kind, path in units if kind == "kustomize"]
+    components = [path for path in directories if ktree.is_component(path)]
+    built = set()
+    for path in directories:
+        if path not in components:
+            built |= ktree.components_reached(path, lambda d: read_kustomization(d, loader))
+    for path in components:
+        if os.path.realpath(path) not in built:
+            checker.fail(f"component({display(path)})", "no kustomization checked with it builds this component, "
+                         "so it is never validated; use it in an overlay (manifests/overlays/p5-production uses "
+                         "every optional component)")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,85 @@
+"""What a kustomize directory names: its resources, bases and components, the other files it
+reads (patches, generators), and the YAML files next to it that it does not read.
+
+validate_manifests.py uses this to check raw files as well as build output, to check the loose
+YAML files that live beside a kustomization (cluster-wide objects an admin applies once, such as
+the Karpenter NodeOverlay next to the huge-pages component), and to find components that no
+checked kustomization builds (a component is only ever validated through a build).
+"""
+import os
+import re
+
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+NAMED = ("resources", "bases", "components")
+
+
+def kustomization_path(directory):
+    for name in KUSTOMIZATION_FILES:
+        path = os.path.join(directory, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def is_remote(entry):
+    return bool(re.match(r"^(https?://|git@|ssh://|git::|github\.com/)", entry)) or "?ref=" in entry
+
+
+def is_component(directory):
+    with open(kustomization_path(directory), encoding="utf-8") as f:
+        return re.search(r"^kind:\s*Component\s*$", f.read(), re.MULTILINE) is not None
+
+
+def named_entries(kustomization):
+    """Entries under resources, bases and components (strings only)."""
+    return [e for key in NAMED for e in kustomization.get(key) or [] if isinstance(e, str)]
+
+
+def read_files(kustomization):
+    """Local files the kustomization reads besides its resources: patches and generator inputs."""
+    files = []
+    for patch in kustomization.get("patches") or kustomization.get("patchesJson6902") or []:
+        if isinstance(patch, dict) and isinstance(patch.get("path"), str):
+            files.append(patch["path"])
+    files += [p for p in kustomization.get("patchesStrategicMerge") or [] if isinstance(p, str) and "\n" not in p]
+    for key in ("replacements", "configurations", "crds", "generators", "transformers", "validators"):
+        for entry in kustomization.get(key) or []:
+            path = entry.get("path") if isinstance(entry, dict) else entry
+            if isinstance(path, str) and "\n" not in path:
+                files.append(path)
+    for key in ("configMapGenerator", "secretGenerator"):
+        for generator in kustomization.get(key) or []:
+            for source in (generator.get("files") or []) + (generator.get("envs") or []) + (
+                    [generator["env"]] if generator.get("env") else []):
+                files.append(str(source).split("=", 1)[-1])
+    return files
+
+
+def loose_files(directory, kustomization):
+    """YAML files in the directory that the kustomization neither builds nor reads."""
+    used = {os.path.normpath(os.path.join(directory, e)) for e in named_entries(kustomization) + read_files(kustomization)}
+    used.add(kustomization_path(directory))
+    return [os.path.join(directory, name) for name in sorted(os.listdir(directory))
+            if name.endswith((".yaml", ".yml")) and not name.startswith(".")
+            and os.path.join(directory, name) not in used and os.path.isfile(os.path.join(directory, name))]
+
+
+def components_reached(directory, load, seen=None):
+    """Real paths of every component a kustomization builds, directly or through its bases."""
+    seen = set() if seen is None else seen
+    real = os.path.realpath(directory)
+    if real in seen or kustomization_path(directory) is None:
+        return set()
+    seen.add(real)
+    kustomization = load(directory) or {}
+    found = set()
+    for key in NAMED:
+        for entry in kustomization.get(key) or []:
+            if not isinstance(entry, str) or is_remote(entry):
+                continue
+            path = os.path.normpath(os.path.join(directory, entry))
+            if os.path.isdir(path) and kustomization_path(path):
+                if key == "components":
+                    found.add(os.path.realpath(path))
+                found |= components_reached(path, load, seen)
+    return found
