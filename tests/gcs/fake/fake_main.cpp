@@ -58,6 +58,7 @@ class GcsServer {
       builder.RegisterService(&m_state);
       builder.SetMaxReceiveMessageSize(k_max_message);
       builder.SetMaxSendMessageSize(k_max_message);
+      builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // as Ray's GrpcServer: a taken port fails
       m_server = builder.BuildAndStart();
       if (m_server && selected > 0) {
         m_port = selected;

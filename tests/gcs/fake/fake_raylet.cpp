@@ -100,6 +100,7 @@ int raylet_main(const std::vector<std::string>& args) {
   int port = 0;
   const std::string listen = flag(args, "--bind", "127.0.0.1") + ":" + flag(args, "--port", "0");
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   const std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port <= 0) {
     std::cerr << "fake_gcs raylet: cannot listen on " << listen << "\n";
