@@ -43,9 +43,13 @@ def check_host():
 class Cluster:
     def __init__(self, docs, raylaunch=None, namespace="default", cluster_domain="cluster.local",
                  image_env=None, path_prefix=(), secrets=None, config_maps=None, mutate_pod=None,
-                 log=None, show_events=False, keep=False, **overrides):
+                 log=None, show_events=False, keep=False, workloads=None, **overrides):
         self.docs = docs
-        self.workload = manifest.workload(docs)
+        self.workloads = [w for w in manifest.workloads(docs)
+                          if workloads is None or w["metadata"]["name"] in workloads]
+        if not self.workloads:
+            raise manifest.ManifestError("nothing to run: no StatefulSet or Indexed Job"
+                                         + (f" named {sorted(workloads)}" if workloads else ""))
         self.services = [s for s in manifest.services(docs) if s["spec"].get("clusterIP") == "None"]
         self.raylaunch = raylaunch
         self.namespace = namespace
@@ -56,7 +60,8 @@ class Cluster:
             base = self.image_env.get("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
             self.image_env["PATH"] = ":".join(list(path_prefix) + [base])
         self.secrets = secrets or {}
-        self.config_maps = config_maps or {}
+        self.config_maps = manifest.config_maps(docs)
+        self.config_maps.update(config_maps or {})
         self.mutate_pod = mutate_pod
         self.sink = log
         self.show_events = show_events
@@ -110,10 +115,10 @@ class Cluster:
             # A copy, as in an image: visible in the pods whatever the binary's host path.
             self.bin_dir = os.path.join(self.dir, "bin")
             os.makedirs(self.bin_dir)
-            shutil.copy2(self.raylaunch, os.path.join(self.bin_dir, "raylaunch"))
-        kind = self.workload["kind"]
-        self.controller = (StatefulSetController(self, self.workload) if kind == "StatefulSet"
-                           else IndexedJobController(self, self.workload))
+            shutil.copyfile(self.raylaunch, os.path.join(self.bin_dir, "raylaunch"))
+            os.chmod(os.path.join(self.bin_dir, "raylaunch"), 0o755)
+        self.controllers = [StatefulSetController(self, w) if w["kind"] == "StatefulSet"
+                            else IndexedJobController(self, w) for w in self.workloads]
         self.loop.start()
 
     def start(self, hold=()):
@@ -121,22 +126,34 @@ class Cluster:
         unscheduled (no IP, no DNS record) until `release`."""
         def go():
             for h in hold:
-                self.controller.hold(self._index_of(h))
-            if isinstance(self.controller, IndexedJobController):
-                self.controller.start()
-            self.controller.reconcile()
+                ctrl, index = self._index_of(h)
+                ctrl.hold(index)
+            for ctrl in self.controllers:
+                if isinstance(ctrl, IndexedJobController):
+                    ctrl.start()
+                ctrl.reconcile()
         self.loop.call(go)
         return self
 
     def release(self, which):
-        self.loop.call(self.controller.release, self._index_of(which))
+        self.loop.call(lambda: (lambda c, i: c.release(i))(*self._index_of(which)))
 
     def _index_of(self, which):
-        """An index from 3, "training-3" or "training-3-x7k2p"."""
+        """(controller, index) from 3 (with one workload), "training-3" or "training-3-x7k2p"."""
         if isinstance(which, int):
-            return which
-        rest = str(which)[len(self.controller.name) + 1:]
-        return int(rest.split("-")[0])
+            return self.controller, which
+        for ctrl in sorted(self.controllers, key=lambda c: -len(c.name)):
+            rest = str(which)[len(ctrl.name) + 1:]
+            if str(which).startswith(ctrl.name + "-") and rest.split("-")[0].isdigit():
+                return ctrl, int(rest.split("-")[0])
+        raise KeyError(f"{which!r} names no pod of {[c.name for c in self.controllers]}")
+
+    @property
+    def controller(self):
+        """The workload's controller, when the build has one workload."""
+        if len(self.controllers) != 1:
+            raise ValueError(f"{len(self.controllers)} workloads: use controllers")
+        return self.controllers[0]
 
     def teardown(self):
         if self._torn or not self._up:
@@ -196,7 +213,8 @@ class Cluster:
 
     def pods_changed(self):
         self._sync_dns()
-        self.controller.pods_changed()
+        for ctrl in self.controllers:
+            ctrl.pods_changed()
 
     def _sync_dns(self):
         records = {}
@@ -221,6 +239,8 @@ class Cluster:
         name = volume["name"]
         if "emptyDir" in volume:
             path = os.path.join(pod.dir, "volumes", name)
+            os.makedirs(path, exist_ok=True)
+            os.chmod(path, 0o777)  # as the kubelet creates it: any container user may write
         elif "persistentVolumeClaim" in volume:
             path = os.path.join(self.dir, "pvc", volume["persistentVolumeClaim"]["claimName"])
         elif "hostPath" in volume:
@@ -289,7 +309,8 @@ class Cluster:
 
     @property
     def job(self):
-        return self.controller if isinstance(self.controller, IndexedJobController) else None
+        jobs = [c for c in self.controllers if isinstance(c, IndexedJobController)]
+        return jobs[0] if len(jobs) == 1 else None
 
     def wait_for(self, cond, timeout, what):
         deadline = time.monotonic() + timeout
@@ -313,8 +334,8 @@ class Cluster:
         pod.current.send(sig)
 
     def stop(self, grace=None, timeout=None):
-        """Deletes the workload, waits until every pod is gone."""
-        self.loop.call(self.controller.stop, grace)
+        """Deletes the workloads, waits until every pod is gone."""
+        self.loop.call(lambda: [c.stop(grace) for c in self.controllers])
         limit = timeout or max([p.grace for p in self.pods] + [1]) + 10
         self.wait_for(lambda: not self.pods, limit, "every pod gone")
 
@@ -356,7 +377,7 @@ class Cluster:
         for p in self.all_pods:
             out.append(repr(p))
             for r in p.runs:
-                out += [f"    #{r.restart} {line.stream}: {line.text}" for line in r.log[-log_lines:]]
+                out += [f"    #{r.restart} {line.stream}: {line.text[:300]}" for line in r.log[-log_lines:]]
         return "\n".join(out)
 
 

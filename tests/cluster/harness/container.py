@@ -49,7 +49,8 @@ class ContainerRun:
         self.warnings = []
         self.started = False  # startup probe passed (or there is none)
         self.ready = False
-        self.killed_by = None  # why the kubelet stopped it, when it did
+        self.killed_by = None
+        self.start_error = None  # why the kubelet stopped it, when it did
         self.proc = None
         self._readers = []
 
@@ -57,6 +58,7 @@ class ContainerRun:
     def start(self, on_line, on_status):
         os.makedirs(self.dir, exist_ok=True)
         open(self.message_file, "w").close()
+        os.chmod(self.message_file, 0o666)  # writable by a container running as any user
         spec = dict(self.spec)
         spec["binds"] = list(spec["binds"]) + [{"src": self.message_file, "dst": self.message_path}]
         spec_path = os.path.join(self.dir, "spec.json")
@@ -89,7 +91,7 @@ class ContainerRun:
                         t.join(5)  # the log is complete before anyone sees the exit
                 on_status(self, word, rest)
         if self.proc.wait() and self.exit_code is None:
-            on_status(self, "error", f"shim exited {self.proc.returncode} before reporting")
+            on_status(self, "lost", f"the shim exited {self.proc.returncode} without a status")
 
     def send(self, sig):
         """Sends a signal to PID 1 (through the shim, which cannot confuse it with another
@@ -135,8 +137,9 @@ class ContainerRun:
         """(exit code, or None on timeout; combined output)."""
         if self.host_pid is None or not self.running:
             return 126, "container not running"
-        spec = {"pid": self.host_pid, "argv": list(argv), "cwd": self.spec.get("cwd"),
-                "env": env if env is not None else self.spec["env"]}
+        spec = {k: self.spec.get(k) for k in ("cwd", "caps", "uid", "gid", "no_new_privs")}
+        spec.update({"pid": self.host_pid, "argv": list(argv),
+                     "env": env if env is not None else self.spec["env"]})
         proc = subprocess.Popen([PYTHON, SHIM, "exec", "-"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True)

@@ -172,6 +172,53 @@ def resolv_conf(pod, domain, nameserver):
             + f"options {' '.join(options)}\n")
 
 
+# Linux capability numbers (linux/capability.h), in order.
+CAPS = ("CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP LINUX_IMMUTABLE "
+        "NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK IPC_OWNER SYS_MODULE SYS_RAWIO "
+        "SYS_CHROOT SYS_PTRACE SYS_PACCT SYS_ADMIN SYS_BOOT SYS_NICE SYS_RESOURCE SYS_TIME "
+        "SYS_TTY_CONFIG MKNOD LEASE AUDIT_WRITE AUDIT_CONTROL SETFCAP MAC_OVERRIDE MAC_ADMIN SYSLOG "
+        "WAKE_ALARM BLOCK_SUSPEND AUDIT_READ PERFMON BPF CHECKPOINT_RESTORE").split()
+# containerd's default set for a container process.
+DEFAULT_CAPS = ("CHOWN DAC_OVERRIDE FSETID FOWNER MKNOD NET_RAW SETGID SETUID SETFCAP SETPCAP "
+                "NET_BIND_SERVICE SYS_CHROOT KILL AUDIT_WRITE").split()
+
+
+def _cap_numbers(names, where):
+    out = set()
+    for n in names:
+        n = n.upper().removeprefix("CAP_")
+        if n == "ALL":
+            out |= set(range(len(CAPS)))
+        elif n in CAPS:
+            out.add(CAPS.index(n))
+        else:
+            raise ConfigError(f"{where}: unknown capability {n!r}")
+    return out
+
+
+def security(pod_spec, container):
+    """The runtime's process settings from the pod's and the container's securityContext:
+    capabilities (default set, minus drop, plus add; all when privileged), no_new_privs
+    (allowPrivilegeEscalation: false), uid/gid (runAsUser/runAsGroup), read-only root."""
+    psc = pod_spec.get("securityContext") or {}
+    csc = container.get("securityContext") or {}
+    pick = lambda key: csc.get(key, psc.get(key))
+    caps = _cap_numbers(DEFAULT_CAPS, "default")
+    if csc.get("privileged"):
+        caps = set(range(len(CAPS)))
+    else:
+        c = csc.get("capabilities") or {}
+        caps -= _cap_numbers(c.get("drop", []), "capabilities.drop")
+        caps |= _cap_numbers(c.get("add", []), "capabilities.add")
+    uid, gid = pick("runAsUser"), pick("runAsGroup")
+    if pick("runAsNonRoot") and not uid:
+        raise ConfigError("container has runAsNonRoot and image will run as root "
+                          "(the harness's image has no USER: set runAsUser)")
+    return {"caps": sorted(caps), "no_new_privs": csc.get("allowPrivilegeEscalation") is False,
+            "uid": uid, "gid": gid if gid is not None else uid,
+            "readonly_root": bool(csc.get("readOnlyRootFilesystem"))}
+
+
 def hostname(pod, domain):
     # setHostnameAsFQDN: the kernel hostname is the FQDN (the hosts file keeps both).
     fqdn = pod_fqdn(pod, domain)

@@ -188,7 +188,7 @@ class ClusterDNS:
         deadline = time.monotonic() + timeout
         while True:
             rcode, ips = self.resolve(name)
-            if (rcode == "NOERROR" and ips) == present:
+            if (rcode == "NOERROR" and bool(ips)) == present:
                 return ips
             if time.monotonic() > deadline:
                 raise TimeoutError(f"DNS: {name} still {rcode} {ips} after {timeout} s")

@@ -65,10 +65,12 @@ class Kubelet:
         binds += [{"src": os.path.join(pod.dir, f), "dst": f"/etc/{f}"}
                   for f in ("hosts", "hostname", "resolv.conf")]
         shm = None if any(b["dst"] == "/dev/shm" for b in binds) else DEFAULT_SHM
-        return {"netns": os.path.join(netns.NETNS_DIR, pod.netns),
-                "hostname": containerspec.hostname(pod.manifest, c.cluster_domain),
-                "argv": containerspec.argv(pod.container, kenv), "env": sorted(env.items()),
-                "cwd": pod.container.get("workingDir"), "binds": binds, "shm_size": shm}
+        spec = containerspec.security(pod.spec, pod.container)
+        spec.update({"netns": os.path.join(netns.NETNS_DIR, pod.netns),
+                     "hostname": containerspec.hostname(pod.manifest, c.cluster_domain),
+                     "argv": containerspec.argv(pod.container, kenv), "env": sorted(env.items()),
+                     "cwd": pod.container.get("workingDir"), "binds": binds, "shm_size": shm})
+        return spec
 
     def _volume_binds(self, pod):
         volumes = {v["name"]: v for v in pod.spec.get("volumes", [])}
@@ -126,16 +128,17 @@ class Kubelet:
             self._start_probes(pod, run)
             c.pods_changed()
         elif word == "error":
-            if run.finished_at is None:
-                run.started_at = run.started_at or c.loop.now()
-                run.finish(128, 0)
-                run.reason, run.message = "StartError", rest
-                c.event(pod, "Failed", f"Error: {rest}")
-                self._after_exit(pod, run)
-        elif word == "exit":
-            code, sig = (int(x) for x in rest.split())
+            # The runtime could not start the command (runc's StartError); "exit" follows.
+            run.start_error = rest
+            c.event(pod, "Failed", f"Error: {rest}")
+        elif word in ("exit", "lost") and run.finished_at is None:
+            code, sig = (int(x) for x in rest.split()) if word == "exit" else (128, 0)
+            run.started_at = run.started_at or c.loop.now()
             run.finish(code, sig)
-            how = f"signal {signal.Signals(sig).name}" if sig else f"exit {code}"
+            if run.start_error or word == "lost":
+                run.exit_code, run.reason = 128, "StartError"
+                run.message = run.start_error or rest
+            how = f"signal {signal.Signals(sig).name}" if sig else f"exit {run.exit_code}"
             c.event(pod, "Exited", f"restart {run.restart}: {how}, reason {run.reason}"
                                    + (f", killed: {run.killed_by}" if run.killed_by else ""))
             self._after_exit(pod, run)

@@ -97,5 +97,16 @@ def workload(docs):
     return _workload(docs)
 
 
+def workloads(docs):
+    """What the harness runs: every StatefulSet and Indexed Job (other Jobs, e.g. a Redis
+    clean-up hook, are not run)."""
+    return [d for d in docs if d.get("kind") == "StatefulSet"
+            or (d.get("kind") == "Job" and d["spec"].get("completionMode") == "Indexed")]
+
+
+def config_maps(docs):
+    return {d["metadata"]["name"]: dict(d.get("data") or {}) for d in docs if d.get("kind") == "ConfigMap"}
+
+
 def services(docs):
     return [d for d in docs if d.get("kind") == "Service"]

@@ -25,9 +25,7 @@ CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP = 1, 24
-# containerd's and Docker's default capability set for a container process.
-DEFAULT_CAPS = {0, 1, 3, 4, 5, 6, 7, 8, 10, 13, 18, 27, 29, 31}
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
 # Host directories the root is built from; these are bind-mounted read-only.
 READ_ONLY = {"usr", "etc", "boot", "opt", "bin", "sbin", "lib", "lib32", "lib64", "libx32"}
 NOT_FROM_HOST = {"proc", "sys", "dev", "tmp", "lost+found"}
@@ -56,11 +54,20 @@ def setns_path(path, nstype):
         os.close(fd)
 
 
-def drop_capabilities():
+def drop_privileges(spec):
+    """The container's securityContext: capabilities (a root process gets the bounding set
+    at execve), user and group, no_new_privs."""
+    keep = set(spec.get("caps", []))
     last = int(open("/proc/sys/kernel/cap_last_cap").read())
     for cap in range(last + 1):
-        if cap not in DEFAULT_CAPS:
+        if cap not in keep:
             check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"drop capability {cap}")
+    if spec.get("uid") is not None:
+        os.setgroups([])
+        os.setgid(int(spec["gid"]))
+        os.setuid(int(spec["uid"]))
+    if spec.get("no_new_privs"):
+        check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
 def make_node(path, is_dir):
@@ -85,6 +92,7 @@ class Rootfs:
 
     def build(self, spec):
         r = self.root
+        ro_root = spec.get("readonly_root")
         mount(None, "/", None, MS_REC | MS_PRIVATE)
         self.tmpfs(r, "mode=755")
         for name in sorted(os.listdir("/")):
@@ -96,16 +104,21 @@ class Rootfs:
             elif os.path.isdir(src):
                 os.mkdir(f"{r}/{name}")
                 mount(src, f"{r}/{name}", None, MS_BIND | MS_REC)
-                if name in READ_ONLY:
+                if name in READ_ONLY or ro_root:
                     mount(None, f"{r}/{name}", None, MS_BIND | MS_REMOUNT | MS_RDONLY)
         os.mkdir(f"{r}/proc")
         mount("proc", f"{r}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         os.mkdir(f"{r}/sys")
         mount("sysfs", f"{r}/sys", "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
-        self.tmpfs(f"{r}/tmp", "mode=1777")
+        if ro_root:
+            os.mkdir(f"{r}/tmp", 0o1777)  # part of the read-only root, as in a container
+        else:
+            self.tmpfs(f"{r}/tmp", "mode=1777")
         self.build_dev(spec.get("shm_size"))
         for b in spec.get("binds", []):
             self.bind(b["src"], b["dst"], b.get("ro", False))
+        if ro_root:
+            mount(None, r, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
 
     def build_dev(self, shm_size):
         d = f"{self.root}/dev"
@@ -157,8 +170,9 @@ class Rootfs:
 def exec_command(spec, errfd):
     """In the child, as the last step: the container's process image replaces this one."""
     try:
+        drop_privileges(spec)
+        # After the user change, which clears it.
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        drop_capabilities()
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
         for sig in range(1, signal.NSIG):

@@ -1,0 +1,108 @@
+"""What the harness's tests share: the ctest contract (exit 0 pass, 1 fail, 125 skip with one
+line), the self-test program as PID 1, and printing the cluster's state when a test fails.
+
+A test file is a list of functions run in order:
+
+    from harness.testing import main, testpod_cluster
+    def test_something():
+        with testpod_cluster("p4de", replicas=2) as c: ...
+    main(test_something)
+"""
+import os
+import signal
+import sys
+import time
+import traceback
+
+from .cluster import Cluster, NeedsRoot, check_host
+from .manifest import ManifestError, kubectl
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLUSTER_TESTS = os.path.dirname(HERE)
+REPO = os.path.dirname(os.path.dirname(CLUSTER_TESTS))
+TESTPOD = os.path.join(CLUSTER_TESTS, "testpod.py")
+_current = []  # clusters alive in this test, for printing on failure
+
+HTTP_PROBES = {"startup": {"httpGet": {"path": "/livez", "port": 8081}},
+               "liveness": {"httpGet": {"path": "/livez", "port": 8081}},
+               "readiness": {"httpGet": {"path": "/readyz", "port": 8081}}}
+
+
+class Skip(Exception):
+    pass
+
+
+def verbose_sink():
+    return sys.stdout if os.environ.get("RLC_VERBOSE") else None
+
+
+def tracked(cluster):
+    _current.append(cluster)
+    return cluster
+
+
+def testpod_cluster(overlay="p4de", replicas=2, env=None, probes=None, **kw):
+    """The overlay's pods with testpod.py as the container command (instead of raylaunch) and
+    httpGet probes on its port, with short periods unless the test says otherwise."""
+    fast = {kind: dict(p, periodSeconds=0.1, timeoutSeconds=1, failureThreshold=3)
+            for kind, p in HTTP_PROBES.items()}
+    for kind, patch in (probes or {}).items():
+        fast[kind] = patch if patch is None else dict(fast[kind], **patch)
+    kw.setdefault("log", verbose_sink())
+    kw.setdefault("show_events", bool(os.environ.get("RLC_VERBOSE")))
+    kw.setdefault("command", ["python3", TESTPOD])
+    kw.setdefault("args", [])
+    kw.setdefault("grace", 2)
+    return tracked(Cluster.from_overlay(overlay, replicas=replicas, env=env, probes=fast, **kw))
+
+
+def info(pod, restart=-1):
+    """The `info {...}` line testpod.py printed in a container start."""
+    import json
+    for line in pod.runs[restart].log:
+        if line.text.startswith("info "):
+            return json.loads(line.text[5:])
+    raise AssertionError(f"{pod.name}: no info line in {pod.runs[restart].text()!r}")
+
+
+def eq(actual, expected, what):
+    if actual != expected:
+        raise AssertionError(f"{what}: got {actual!r}, expected {expected!r}")
+
+
+def _on_term(signum, _frame):
+    raise SystemExit(128 + signum)  # unwinds the `with` blocks: teardown runs
+
+
+def main(*tests):
+    signal.signal(signal.SIGTERM, _on_term)
+    try:
+        check_host()
+        kubectl()
+    except (NeedsRoot, ManifestError) as e:
+        print(f"SKIP: {os.path.basename(sys.argv[0])}: {e}")
+        sys.exit(125)
+    only = sys.argv[1:]
+    failed = 0
+    for test in tests:
+        if only and test.__name__ not in only:
+            continue
+        _current.clear()
+        start = time.monotonic()
+        try:
+            test()
+            print(f"ok   {test.__name__} ({time.monotonic() - start:.1f} s)")
+        except Skip as e:
+            print(f"skip {test.__name__}: {e}")
+        except Exception:  # noqa: BLE001 - report every failing test, then fail
+            failed += 1
+            print(f"FAIL {test.__name__} ({time.monotonic() - start:.1f} s)")
+            traceback.print_exc(file=sys.stdout)
+            if "--- events" not in traceback.format_exc():  # wait_for's message has it already
+                for c in _current:
+                    if getattr(c, "events", None):
+                        print(c.describe())
+        finally:
+            for c in _current:
+                c.teardown()
+    sys.exit(1 if failed else 0)
