@@ -15,7 +15,7 @@ NOT_SECRET_SUFFIXES = {"PATH", "FILE", "DIR", "NAME"}
 ONLY_REFERENCES = re.compile(r"(\$\([A-Za-z_][A-Za-z0-9_.-]*\))+")
 # --redis-password=..., --token ... in an argv.
 SECRET_FLAG = re.compile(r"--?[A-Za-z0-9-]*(password|passwd|token|secret|api-key)(=(.*))?", re.IGNORECASE)
-URL_CREDENTIALS = re.compile(r"^[a-z][a-z0-9+.-]*://[^/@\s]*:[^/@\s]+@", re.IGNORECASE)
+URL_CREDENTIALS = re.compile(r"^[a-z][a-z0-9+.-]*://[^/@:\s]*:([^/@\s]+)@", re.IGNORECASE)
 
 
 def is_secret_name(name):
@@ -29,6 +29,12 @@ def is_secret_name(name):
 def literal_secret(value):
     text = str(value)
     return text.strip() != "" and not ONLY_REFERENCES.fullmatch(text.strip())
+
+
+def url_password(value):
+    """Whether a URL carries a literal password (redis://user:pw@host); $(VAR) is not one."""
+    match = URL_CREDENTIALS.match(str(value))
+    return bool(match) and literal_secret(match.group(1))
 
 
 def shell_rules(doc):
@@ -76,7 +82,7 @@ def plaintext_secret_rules(doc):
         for key, value in (doc.get("data") or {}).items():
             if is_secret_name(key) and literal_secret(value):
                 problems.append(f"rule plaintext-secret: ConfigMap key {key} holds a credential in plain text; {advice}")
-            elif URL_CREDENTIALS.match(str(value)):
+            elif url_password(value):
                 problems.append(f"rule plaintext-secret: ConfigMap key {key} is a URL with a password in it; {advice}")
     for where, template in pod_templates(doc):
         for cname, container in containers(template["spec"]):
@@ -88,7 +94,7 @@ def plaintext_secret_rules(doc):
                 elif ref is not None and is_secret_name(name):
                     problems.append(f"rule plaintext-secret: {here} env {name} comes from ConfigMap "
                                     f"{ref.get('name')}, which is plain text; use a Secret (secretKeyRef)")
-                elif URL_CREDENTIALS.match(str(entry.get("value", ""))):
+                elif "valueFrom" not in entry and url_password(entry.get("value", "")):
                     problems.append(f"rule plaintext-secret: {here} env {name} is a URL with a password in it; "
                                     "keep the password in its own variable from a Secret (e.g. REDIS_PASSWORD)")
             args = argv(container)
