@@ -4,7 +4,8 @@ reads (patches, generators), and the YAML files next to it that it does not read
 validate_manifests.py uses this to check raw files as well as build output, to check the loose
 YAML files that live beside a kustomization (cluster-wide objects an admin applies once, such as
 the Karpenter NodeOverlay next to the huge-pages component), and to find components that no
-checked kustomization builds (a component is only ever validated through a build).
+checked kustomization builds (a component is only ever validated through a build: one checked
+on its own is built through the overlays of its tree that use it).
 """
 import os
 import re
@@ -83,3 +84,38 @@ def components_reached(directory, load, seen=None):
                     found.add(os.path.realpath(path))
                 found |= components_reached(path, load, seen)
     return found
+
+
+def builders(component, load):
+    """Kustomizations in the component's own tree (two levels up: manifests/ for
+    manifests/components/x) that build it, for checking a component given on its own."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(component)))
+    target = os.path.realpath(component)
+    found = []
+    for directory, subdirectories, _ in os.walk(root):
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
+        if kustomization_path(directory) and not is_component(directory) \
+                and target in components_reached(directory, load):
+            found.append(directory)
+    return found
+
+
+def components_built(units, load):
+    """(the components among the ('kustomize', dir) units, real paths of those a unit builds)."""
+    directories = [path for kind, path in units if kind == "kustomize"]
+    components = [path for path in directories if is_component(path)]
+    built = set()
+    for path in directories:
+        if path not in components:
+            built |= components_reached(path, load)
+    return components, built
+
+
+def lone_component_builders(units, load):
+    """Extra units that build the components no unit builds (a component checked on its own)."""
+    components, built = components_built(units, load)
+    extra = []
+    for path in components:
+        if os.path.realpath(path) not in built:
+            extra += [("kustomize", d) for d in builders(path, load) if ("kustomize", d) not in units + extra]
+    return extra

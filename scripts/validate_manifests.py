@@ -10,8 +10,8 @@ names (following bases and components), since a raw file must be complete on its
 (`labels` with `includeSelectors` can hide a missing selector in the build output).
 
 YAML files that sit in a kustomize directory without being named by it (cluster-wide objects an
-admin applies once) are checked on their own. A component that no checked kustomization builds
-is a failure: it would never be validated.
+admin applies once) are checked on their own. A component given on its own is built through the
+kustomizations of its tree that use it; one that nothing builds is a failure.
 
 Schemas: the Kubernetes 1.32 definitions and the CRDs in tests/manifests/schemas/ (MPIJob,
 Kueue, Karpenter's NodeOverlay; see the README there), made strict at load time: `additionalProperties: false` on every
@@ -344,6 +344,10 @@ def main(argv):
                              "this with /usr/bin/python3; scripts/check-manifests does both)")
         loader = strict_loader()
         units = plan(args.paths, loader)
+        extra = ktree.lone_component_builders(units, lambda d: read_kustomization(d, loader))
+        for _, path in extra:
+            print(f"NOTE kustomize({display(path)}): built to check the component(s) given on their own")
+        units += extra
         # Builds run in the background while the schemas load.
         builds = {path: start_build(path) for kind, path in units
                   if kind == "kustomize" and not ktree.is_component(path)}
@@ -376,12 +380,7 @@ def main(argv):
 
 def check_components_built(checker, units, loader):
     """Fails each component that no checked kustomization builds: it would go unvalidated."""
-    directories = [path for kind, path in units if kind == "kustomize"]
-    components = [path for path in directories if ktree.is_component(path)]
-    built = set()
-    for path in directories:
-        if path not in components:
-            built |= ktree.components_reached(path, lambda d: read_kustomization(d, loader))
+    components, built = ktree.components_built(units, lambda d: read_kustomization(d, loader))
     for path in components:
         if os.path.realpath(path) not in built:
             checker.fail(f"component({display(path)})", "no kustomization checked with it builds this component, "
