@@ -57,10 +57,11 @@ def test_publish_not_ready_addresses_false():
     for d in docs:
         if d["kind"] == "Service" and d["metadata"]["name"] == "training":
             d["spec"]["publishNotReadyAddresses"] = False
-    probes = {k: dict(p, periodSeconds=0.1, failureThreshold=2) for k, p in HTTP_PROBES.items()}
+    probes = {k: dict(p, periodSeconds=0.1, timeoutSeconds=2, failureThreshold=2) for k, p in HTTP_PROBES.items()}
     probes["startup"]["failureThreshold"] = 100
+    probes["liveness"]["failureThreshold"] = 20
     # testpod listens after 1 s: until then the pods are not ready and have no record.
-    with tracked(Cluster(docs, command=["python3", TESTPOD], args=[], probes=probes, grace=2,
+    with tracked(Cluster(docs, command=["python3", TESTPOD], args=[], probes=probes, grace=10,
                          env={"TESTPOD_LISTEN_AFTER": "1"})) as c:
         c.start()
         c.wait_for(lambda: len(c.pods) == 2 and all(p.running for p in c.pods), 20, "2 pods running")

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 
 SHIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shim.py")
@@ -140,19 +141,25 @@ class ContainerRun:
         spec = {k: self.spec.get(k) for k in ("cwd", "caps", "uid", "gid", "no_new_privs")}
         spec.update({"pid": self.host_pid, "argv": list(argv),
                      "env": env if env is not None else self.spec["env"]})
-        proc = subprocess.Popen([PYTHON, SHIM, "exec", "-"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        try:
-            out, _ = proc.communicate(json.dumps(spec).encode(), timeout=timeout)
-            return proc.returncode, out[:OUTPUT_LIMIT].decode(errors="replace")
-        except subprocess.TimeoutExpired:
+        # Output to a file, not a pipe: what the exec'd process leaves behind may hold it
+        # open, and the result is due when the process itself exits (as with ExecSync).
+        with tempfile.TemporaryFile() as out:
+            proc = subprocess.Popen([PYTHON, SHIM, "exec", "-"], stdin=subprocess.PIPE,
+                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            proc.stdin.write(json.dumps(spec).encode())
+            proc.stdin.close()
             try:
-                os.killpg(proc.pid, signal.SIGKILL)  # the shim and what it forked in the pod
-            except ProcessLookupError:
-                pass
-            out, _ = proc.communicate()
-            return None, out[:OUTPUT_LIMIT].decode(errors="replace")
+                code = proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                code = None
+                proc.terminate()  # the shim kills and reaps the exec'd process
+                try:
+                    proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+            out.seek(0)
+            return code, out.read(OUTPUT_LIMIT).decode(errors="replace")
 
     def text(self, stream=None):
         return "\n".join(line.text for line in self.log if stream in (None, line.stream))

@@ -261,6 +261,9 @@ def exec_in(spec_path):
         os.close(errr)
         exec_command(spec, errw)
     os.close(errw)
+    # A timed-out exec: the harness sends SIGTERM here, and like containerd this kills the
+    # exec'd process alone and reaps it; its own children are orphans of the pod's PID 1.
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGKILL))
     err = os.read(errr, 4096)
     if err:
         sys.stderr.write(err.decode(errors="replace") + "\n")

@@ -44,15 +44,24 @@ def tracked(cluster):
 def testpod_cluster(overlay="p4de", replicas=2, env=None, probes=None, **kw):
     """The overlay's pods with testpod.py as the container command (instead of raylaunch) and
     httpGet probes on its port, with short periods unless the test says otherwise."""
-    fast = {kind: dict(p, periodSeconds=0.1, timeoutSeconds=1, failureThreshold=3)
+    # Short periods, but thresholds that a loaded 2-core CI machine does not trip: a test
+    # about a threshold sets its own.
+    thresholds = {"startup": 100, "liveness": 20, "readiness": 3}
+    fast = {kind: dict(p, periodSeconds=0.1, timeoutSeconds=2, failureThreshold=thresholds[kind])
             for kind, p in HTTP_PROBES.items()}
     for kind, patch in (probes or {}).items():
-        fast[kind] = patch if patch is None else dict(fast[kind], **patch)
+        if patch is None:
+            fast[kind] = None
+            continue
+        base = dict(fast[kind])
+        if any(h in patch for h in ("exec", "httpGet", "tcpSocket", "grpc")):
+            base.pop("httpGet")
+        fast[kind] = dict(base, **patch)
     kw.setdefault("log", verbose_sink())
     kw.setdefault("show_events", bool(os.environ.get("RLC_VERBOSE")))
     kw.setdefault("command", ["python3", TESTPOD])
     kw.setdefault("args", [])
-    kw.setdefault("grace", 2)
+    kw.setdefault("grace", 10)  # testpod exits on SIGTERM at once; a loaded machine may be slow
     return tracked(Cluster.from_overlay(overlay, replicas=replicas, env=env, probes=fast, **kw))
 
 
