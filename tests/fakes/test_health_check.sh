@@ -31,6 +31,8 @@ count_rows "$gcs" "^ALIVE training-1 " 2 || fail "expected two ALIVE rows for tr
 poll 15 count_rows "$gcs" \
   "^DEAD training-1 $old_id .* death=UNEXPECTED_TERMINATION \(health check failed due to missing too many heartbeats\)$" 1
 count_rows "$gcs" "^ALIVE training-1 $new_id " 1 || fail "the new raylet is not ALIVE: $(nodes "$gcs")"
+grep -q "Ray 2.30.0 GCS on port $port" "$WORK"/head/ray/session_latest/logs/gcs_server.err ||
+  fail "FAKE_RAY_VERSION did not reach the GCS"
 grep -q "node $old_id name=training-1 DEAD" "$WORK"/head/ray/session_latest/logs/gcs_server.err ||
   fail "the GCS log does not say why training-1 died"
 

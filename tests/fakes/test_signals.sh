@@ -37,6 +37,17 @@ exits_within 10 h3
 expect_rc 1 "SIGTERM during start-up"
 expect_no_procs "SIGTERM during start-up"
 
+# Signals Ray's CLI does not handle (SIGHUP, SIGUSR1, ...) kill it; its children die with it.
+port=$("$FAKE_GCS" freeport)
+pod h5 -- start --head --port="$port" --block
+poll 20 started h5
+pids=$(head_pids h5)
+kill -USR1 "${POD_PID[h5]}"
+exits_within 5 h5
+expect_rc 138 "SIGUSR1"
+for p in $pids; do poll 5 gone "$p"; done
+expect_no_procs "SIGUSR1"
+
 # A ray start that ignores SIGTERM: still running after it, SIGKILL takes everything down.
 port=$("$FAKE_GCS" freeport)
 FAKE_RAY_IGNORE_SIGTERM=1 pod h4 -- start --head --port="$port" --block

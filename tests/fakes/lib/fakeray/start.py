@@ -65,9 +65,14 @@ def _resources(opts):
 def _labels(raw):
     """--labels: a JSON dict (<= 2.44) or "k1=v1,k2=v2" (2.45+)."""
     raw = (raw or "{}").strip()
-    if raw.startswith("{"):
-        return {str(k): str(v) for k, v in json.loads(raw).items()}
-    return dict(kv.split("=", 1) for kv in raw.split(",") if kv)
+    try:
+        if raw.startswith("{"):
+            return {str(k): str(v) for k, v in json.loads(raw).items()}
+        return dict(kv.split("=", 1) for kv in raw.split(",") if kv)
+    except ValueError:
+        fail_like_ray(f"`--labels` is not a valid string of key-value pairs: {raw}",
+                      "`{}` is not a valid string of key-value pairs: {}")
+        return {}
 
 
 def _validate(opts):
