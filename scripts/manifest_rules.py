@@ -42,6 +42,8 @@ RULES = {
               "clusters share a storage namespace; a redis-cleanup Job matches its cluster and is committed suspended",
     "kueue": "Kueue's queue-name label is on the workload itself; topology annotations need it, one mode at a time",
     "one-cluster": "each Service, PodDisruptionBudget and NetworkPolicy selects the pods of exactly one workload",
+    "disruption-budget": "a PodDisruptionBudget keeps every pod of a raylaunch cluster (integer minAvailable = the "
+                         "pod count for a Job, which has no scale subresource)",
     "legacy-fabric-env": "no value launcher/plan/env_rules.json calls obsolete or harmful (env or mpirun -x); "
                          "its rules that need node facts are skipped",
     "mpirun-np": "an explicit mpirun -np equals Worker replicas x slotsPerWorker",

@@ -9,7 +9,8 @@ from manifest_common import (CONTROLLER_LABELS, containers, dig, env_entry, pod_
 def unit_rules(docs):
     """(index of the document, message) for every problem."""
     docs = [d if isinstance(d, dict) else {} for d in docs]
-    return headless_service_rules(docs) + selector_rules(docs) + gcs_ft_unit_rules(docs)
+    return (headless_service_rules(docs) + selector_rules(docs) + disruption_budget_rules(docs)
+            + gcs_ft_unit_rules(docs))
 
 
 def headless_service_rules(docs):
@@ -36,13 +37,13 @@ def headless_service_rules(docs):
 # --- one-cluster: each selector picks the pods of one workload ------------------------------
 
 def workloads(docs):
-    """(name, pod labels, labels its controller adds) for every pod template in the unit."""
+    """(name, pod labels, labels its controller adds, object) for every pod template in the unit."""
     found = []
     for doc in docs:
         for _, template in pod_templates(doc):
             name = f"{doc.get('kind')}/{dig(doc, 'metadata', 'name', default='?')}"
             labels = dig(template, "metadata", "labels") or {}
-            found.append((name, labels, CONTROLLER_LABELS.get(doc.get("kind"), set())))
+            found.append((name, labels, CONTROLLER_LABELS.get(doc.get("kind"), set()), doc))
     return found
 
 
@@ -89,7 +90,7 @@ def selector_rules(docs):
     problems = []
     for index, doc in enumerate(docs):
         for field, selector, required in selectors(doc):
-            matched = [name for name, labels, wildcard in pods if selects(selector, labels, wildcard)]
+            matched = [name for name, labels, wildcard, _ in pods if selects(selector, labels, wildcard)]
             if len(matched) > 1:
                 problems.append((index, f"rule one-cluster: {field} {json.dumps(selector, sort_keys=True)} selects the "
                                         f"pods of {' and '.join(matched)}: give each cluster its own label "
@@ -98,6 +99,43 @@ def selector_rules(docs):
                 problems.append((index, f"rule one-cluster: {field} {json.dumps(selector, sort_keys=True)} selects no "
                                         "pod of this build (a StatefulSet's pods carry apps.kubernetes.io/pod-index, "
                                         "a Job's batch.kubernetes.io/job-completion-index)"))
+    return problems
+
+
+# --- disruption-budget: no voluntary eviction out of a running cluster ---------------------
+
+SCALABLE = {"StatefulSet", "Deployment", "ReplicaSet"}  # kinds with a scale subresource
+
+
+def pod_count(doc):
+    spec = doc.get("spec") or {}
+    count = spec.get("parallelism", 1) if doc.get("kind") == "Job" else spec.get("replicas", 1)
+    return count if isinstance(count, int) else None
+
+
+def disruption_budget_rules(docs):
+    pods = workloads(docs)
+    problems = []
+    for index, doc in enumerate(docs):
+        if doc.get("kind") != "PodDisruptionBudget":
+            continue
+        spec = doc.get("spec") or {}
+        for name, labels, wildcard, owner in pods:
+            if not selects(spec.get("selector") or {}, labels, wildcard):
+                continue
+            runs = any(raylaunch_subcommand(c.get("command")) == "run"
+                       for _, t in pod_templates(owner) for _, c in containers(t["spec"]))
+            count, minimum = pod_count(owner), spec.get("minAvailable")
+            if owner.get("kind") not in SCALABLE and ("maxUnavailable" in spec or isinstance(minimum, str)):
+                problems.append((index, f"rule disruption-budget: it selects the pods of {name}, which has no scale "
+                                        "subresource: the disruption controller then supports only an integer "
+                                        "minAvailable (not maxUnavailable, not a percentage)"))
+            elif runs and isinstance(minimum, int) and count is not None and minimum < count:
+                problems.append((index, f"rule disruption-budget: minAvailable {minimum} < the {count} pods of {name}: "
+                                        "an eviction could take a node out of the running Ray cluster"))
+            elif runs and isinstance(spec.get("maxUnavailable"), int) and spec["maxUnavailable"] > 0:
+                problems.append((index, f"rule disruption-budget: maxUnavailable {spec['maxUnavailable']} lets an "
+                                        f"eviction take a node out of {name}'s running Ray cluster"))
     return problems
 
 
