@@ -2,7 +2,7 @@
 
 Each rule names what it enforces in RULES; every problem message starts with "rule <name>:".
 The rules live in rules_generic.py (every object), rules_workload.py and rules_lifecycle.py
-(raylaunch pods) and rules_unit.py (across one build or file). Facts behind them:
+(raylaunch pods), rules_unit.py and rules_guards.py (across one build or file). Facts behind them:
 ../shared/reference/fabric-and-node-checks.md, anchors.md and manifest-validation.md.
 """
 import env_rules as env_rules_table
@@ -22,7 +22,8 @@ RULES = {
     "nodes": "RAYLAUNCH_NODES equals the StatefulSet's replicas or the Job's parallelism and completions",
     "service-name": "RAYLAUNCH_SERVICE names the StatefulSet's serviceName or the Job's subdomain",
     "namespace": "POD_NAMESPACE comes from the Downward API (metadata.namespace)",
-    "probe-timing": "probe timeoutSeconds >= 2; multi-node pods have a startupProbe covering RAYLAUNCH_JOIN_TIMEOUT + 120 s",
+    "probe-timing": "probe timeoutSeconds >= 2; liveness tolerates >= 300 s of failures; multi-node pods have a "
+                    "startupProbe covering RAYLAUNCH_JOIN_TIMEOUT + 120 s",
     "health-probes": "httpGet probes ask RAYLAUNCH_HEALTH_PORT (> 0, declared as a port): /livez for startup and "
                      "liveness, /readyz for readiness",
     "metrics-port": "a port named metrics is RAYLAUNCH_METRICS_EXPORT_PORT (so it is served); the health port is no Ray port",
@@ -42,8 +43,9 @@ RULES = {
               "clusters share a storage namespace; a redis-cleanup Job matches its cluster and is committed suspended",
     "kueue": "Kueue's queue-name label is on the workload itself; topology annotations need it, one mode at a time",
     "one-cluster": "each Service, PodDisruptionBudget and NetworkPolicy selects the pods of exactly one workload",
-    "disruption-budget": "a PodDisruptionBudget keeps every pod of a raylaunch cluster (integer minAvailable = the "
-                         "pod count for a Job, which has no scale subresource)",
+    "disruption-budget": "a deployable raylaunch cluster has a PodDisruptionBudget that keeps every pod (an integer "
+                         "minAvailable for a Job, which has no scale subresource)",
+    "network-policy": "a deployable raylaunch cluster has a NetworkPolicy, and none opens Ray's ports to every source",
     "legacy-fabric-env": "no value launcher/plan/env_rules.json calls obsolete or harmful (env or mpirun -x); "
                          "its rules that need node facts are skipped",
     "mpirun-np": "an explicit mpirun -np equals Worker replicas x slotsPerWorker",

@@ -12,6 +12,8 @@ from manifest_common import as_int, container_port, dig, env_value, int_field
 PROBES = ("startupProbe", "livenessProbe", "readinessProbe")
 PROBE_PATH = {"startupProbe": "/livez", "livenessProbe": "/livez", "readinessProbe": "/readyz"}
 STARTUP_MARGIN_S = 120
+# Liveness must tolerate minutes of failures: restarting a head ends the run (KubeRay allows 600 s).
+MIN_LIVENESS_WINDOW_S = 300
 # After both graces: `ray stop` as a fallback, SIGKILL, the termination message, the exit.
 SIGTERM_MARGIN_S = 15
 # Ray's own listening ports the health endpoint must not take (dashboard, client, dashboard agent).
@@ -30,6 +32,14 @@ def probe_timing_rules(here, container, multi_node):
         if probe in container and timeout is not None and timeout < 2:
             problems.append(f"rule probe-timing: {here}.{probe}.timeoutSeconds must be >= 2 (raylaunch allows its "
                             "GCS/raylet check up to 1 s; the kubelet's default of 1 s leaves no margin)")
+    liveness = container.get("livenessProbe")
+    if isinstance(liveness, dict):
+        period, threshold = int_field(liveness, "periodSeconds", 10), int_field(liveness, "failureThreshold", 3)
+        if period is not None and threshold is not None and period * threshold < MIN_LIVENESS_WINDOW_S:
+            problems.append(f"rule probe-timing: {here}.livenessProbe restarts the container after {period * threshold} s "
+                            f"of failures (periodSeconds x failureThreshold) < {MIN_LIVENESS_WINDOW_S} s: a GCS slow for "
+                            "a while, or a node cut off from the API server for minutes, would restart the head and "
+                            "end the run (KubeRay allows 600 s)")
     if not multi_node:
         return problems
     join_text = env_value(container, "RAYLAUNCH_JOIN_TIMEOUT", "300s")

@@ -1,7 +1,9 @@
 """Rules across the objects of one build or file: the Services a workload names, which pods each
-selector picks, and the Redis settings shared by a cluster and its cleanup Job."""
+selector picks, and the Redis settings shared by a cluster and its cleanup Job. The objects
+that guard a cluster (PodDisruptionBudget, NetworkPolicy) are in rules_guards.py."""
 import json
 
+import rules_guards
 from manifest_common import (CONTROLLER_LABELS, containers, dig, env_entry, pod_templates,
                              raylaunch_subcommand)
 
@@ -9,7 +11,7 @@ from manifest_common import (CONTROLLER_LABELS, containers, dig, env_entry, pod_
 def unit_rules(docs):
     """(index of the document, message) for every problem."""
     docs = [d if isinstance(d, dict) else {} for d in docs]
-    return (headless_service_rules(docs) + selector_rules(docs) + disruption_budget_rules(docs)
+    return (headless_service_rules(docs) + selector_rules(docs) + rules_guards.guard_rules(docs, workloads(docs))
             + gcs_ft_unit_rules(docs))
 
 
@@ -99,43 +101,6 @@ def selector_rules(docs):
                 problems.append((index, f"rule one-cluster: {field} {json.dumps(selector, sort_keys=True)} selects no "
                                         "pod of this build (a StatefulSet's pods carry apps.kubernetes.io/pod-index, "
                                         "a Job's batch.kubernetes.io/job-completion-index)"))
-    return problems
-
-
-# --- disruption-budget: no voluntary eviction out of a running cluster ---------------------
-
-SCALABLE = {"StatefulSet", "Deployment", "ReplicaSet"}  # kinds with a scale subresource
-
-
-def pod_count(doc):
-    spec = doc.get("spec") or {}
-    count = spec.get("parallelism", 1) if doc.get("kind") == "Job" else spec.get("replicas", 1)
-    return count if isinstance(count, int) else None
-
-
-def disruption_budget_rules(docs):
-    pods = workloads(docs)
-    problems = []
-    for index, doc in enumerate(docs):
-        if doc.get("kind") != "PodDisruptionBudget":
-            continue
-        spec = doc.get("spec") or {}
-        for name, labels, wildcard, owner in pods:
-            if not selects(spec.get("selector") or {}, labels, wildcard):
-                continue
-            runs = any(raylaunch_subcommand(c.get("command")) == "run"
-                       for _, t in pod_templates(owner) for _, c in containers(t["spec"]))
-            count, minimum = pod_count(owner), spec.get("minAvailable")
-            if owner.get("kind") not in SCALABLE and ("maxUnavailable" in spec or isinstance(minimum, str)):
-                problems.append((index, f"rule disruption-budget: it selects the pods of {name}, which has no scale "
-                                        "subresource: the disruption controller then supports only an integer "
-                                        "minAvailable (not maxUnavailable, not a percentage)"))
-            elif runs and isinstance(minimum, int) and count is not None and minimum < count:
-                problems.append((index, f"rule disruption-budget: minAvailable {minimum} < the {count} pods of {name}: "
-                                        "an eviction could take a node out of the running Ray cluster"))
-            elif runs and isinstance(spec.get("maxUnavailable"), int) and spec["maxUnavailable"] > 0:
-                problems.append((index, f"rule disruption-budget: maxUnavailable {spec['maxUnavailable']} lets an "
-                                        f"eviction take a node out of {name}'s running Ray cluster"))
     return problems
 
 
