@@ -141,3 +141,22 @@ def container_port(container, port):
         if isinstance(entry, dict) and entry.get("name") == port:
             return entry.get("containerPort")
     return as_int(port)
+
+
+def selects(selector, labels, wildcard):
+    """Whether a label selector can match pods with these labels; controller-added keys may hold anything."""
+    if not isinstance(selector, dict):
+        return False
+    match_labels = selector.get("matchLabels", {}) if "matchLabels" in selector or "matchExpressions" in selector \
+        else selector  # a Service's selector is a plain map
+    for key, value in (match_labels or {}).items():
+        if key not in wildcard and labels.get(key) != value:
+            return False
+    for expression in selector.get("matchExpressions") or [] if match_labels is not selector else []:
+        key, operator, values = expression.get("key"), expression.get("operator"), expression.get("values") or []
+        if key in wildcard:
+            continue
+        if (operator == "In" and labels.get(key) not in values) or (operator == "NotIn" and labels.get(key) in values) \
+                or (operator == "Exists" and key not in labels) or (operator == "DoesNotExist" and key in labels):
+            return False
+    return True

@@ -5,7 +5,7 @@ cluster's own pods (the dashboard, the Ray client and the GCS run code for whoev
 A build counts as deployable for a workload when it also holds the headless Service the workload
 names; a raw file or a lone workload is not asked for its guards.
 """
-from manifest_common import containers, dig, env_value, as_int, pod_templates, raylaunch_subcommand
+from manifest_common import as_int, containers, dig, env_value, pod_templates, raylaunch_subcommand, selects
 
 SCALABLE = {"StatefulSet", "Deployment", "ReplicaSet"}  # kinds with a scale subresource
 # Ray's ports that must not be open to every source (the GCS and raylet ports come from env).
@@ -14,7 +14,6 @@ RAY_PORTS = {8265: "the dashboard", 10001: "the Ray client", 52365: "the dashboa
 
 def guard_rules(docs, pods):
     """pods: rules_unit.workloads(docs), (name, labels, controller labels, object)."""
-    from rules_unit import selects  # pylint: disable=import-outside-toplevel  (rules_unit imports us)
     problems = []
     services = {dig(d, "metadata", "name") for d in docs if d.get("kind") == "Service"}
     for name, labels, wildcard, owner in pods:
