@@ -109,8 +109,10 @@ def main():
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     say("listening")
+    # Not signal.pause(): the kernel may deliver a signal to a server thread, and Python then
+    # runs the handler only once the main thread wakes up.
     while True:
-        signal.pause()
+        time.sleep(0.05)
 
 
 if __name__ == "__main__":

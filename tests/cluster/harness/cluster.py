@@ -161,13 +161,14 @@ class Cluster:
         self._torn = True
         self.shutting_down = True
         try:
-            self.loop.call(lambda: None, timeout=5)
+            self.loop.call(lambda: None, timeout=5)  # what the loop was doing is done
         except Exception:  # noqa: BLE001 - tearing down whatever the loop's state
             pass
-        self.loop.stop()
         for workers in self.kubelet.workers.values():
             for w in workers:
                 w.stop()
+        # The shims go first, while the loop thread that forked them (their PR_SET_PDEATHSIG
+        # parent) is alive: each SIGKILLs and reaps its PID 1, so no zombie is left behind.
         runs = [r for p in self.all_pods for r in p.runs if r.proc]
         for r in runs:
             r.abandon()
@@ -177,6 +178,7 @@ class Cluster:
                 r.proc.wait(max(0.1, deadline - time.monotonic()))
             except Exception:  # noqa: BLE001
                 r.proc.kill()
+        self.loop.stop()
         self.dns.stop()
         self.network.destroy()
         self.state.remove(keep=self.keep)
@@ -193,7 +195,7 @@ class Cluster:
         for p in self.all_pods:
             for r in p.runs:
                 for pid in (r.host_pid, r.proc.pid if r.proc else None):
-                    if pid and os.path.exists(f"/proc/{pid}") and _not_zombie(pid):
+                    if pid and os.path.exists(f"/proc/{pid}"):  # zombies count: teardown reaps
                         out.append(f"pid {pid} ({p.name})")
         if self.dns.proc and self.dns.proc.poll() is None:
             out.append(f"dnsmasq pid {self.dns.proc.pid}")
@@ -380,10 +382,3 @@ class Cluster:
                 out += [f"    #{r.restart} {line.stream}: {line.text[:300]}" for line in r.log[-log_lines:]]
         return "\n".join(out)
 
-
-def _not_zombie(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False

@@ -86,13 +86,14 @@ class ContainerRun:
     def _read_status(self, fd, on_status):
         with os.fdopen(fd, "rb") as f:
             for raw in f:
+                t = self.clock()  # when it happened, not when the loop gets to it
                 word, _, rest = raw.decode(errors="replace").rstrip("\n").partition(" ")
                 if word == "exit":
-                    for t in self._readers:
-                        t.join(5)  # the log is complete before anyone sees the exit
-                on_status(self, word, rest)
+                    for r in self._readers:
+                        r.join(5)  # the log is complete before anyone sees the exit
+                on_status(self, t, word, rest)
         if self.proc.wait() and self.exit_code is None:
-            on_status(self, "lost", f"the shim exited {self.proc.returncode} without a status")
+            on_status(self, self.clock(), "lost", f"the shim exited {self.proc.returncode} without a status")
 
     def send(self, sig):
         """Sends a signal to PID 1 (through the shim, which cannot confuse it with another
@@ -111,10 +112,10 @@ class ContainerRun:
         except (BrokenPipeError, ValueError, OSError):
             pass
 
-    def finish(self, code, sig):
+    def finish(self, code, sig, t=None):
         self.exit_code = code
         self.signal = sig or None
-        self.finished_at = self.clock()
+        self.finished_at = self.clock() if t is None else t
         self.reason = "Completed" if code == 0 else "Error"
         self.message = self._termination_message()
 

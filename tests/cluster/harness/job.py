@@ -194,7 +194,7 @@ class IndexedJobController:
 
     def _index_failed(self, index, why):
         self.failed_indexes.add(index)
-        self.c.event(None, "IndexFailed", f"{self.name} index {index}: {why}")
+        self.c.event(f"job/{self.name}", "IndexFailed", f"{self.name} index {index}: {why}")
         if self.max_failed is not None and len(self.failed_indexes) > int(self.max_failed):
             self._finish("Failed", "MaxFailedIndexesExceeded")
 
@@ -219,7 +219,7 @@ class IndexedJobController:
         self.finishing = result
         self.conditions.append((self.c.loop.now(), "SuccessCriteriaMet" if result == "Complete"
                                 else "FailureTarget", reason))
-        self.c.event(None, "Job" + result, f"{self.name}: {reason}; terminating {len(self.active)} pods")
+        self.c.event(f"job/{self.name}", "Job" + result, f"{self.name}: {reason}; terminating {len(self.active)} pods")
         for pod in list(self.active.values()):
             self.c.kubelet.delete(pod, reason=f"Job {self.name} {reason}")
         self._maybe_done()
@@ -234,12 +234,12 @@ class IndexedJobController:
         if self.finishing and not any(not p.gone and not p.finished for p in self.pods):
             self.result = self.finishing
             self.conditions.append((self.c.loop.now(), self.finishing, ""))
-            self.c.event(None, self.finishing, f"Job {self.name}")
+            self.c.event(f"job/{self.name}", self.finishing, f"Job {self.name}")
 
     def stop(self, grace=None):
-        """`kubectl delete job`: every pod terminated with its grace period."""
+        """`kubectl delete job`: every pod deleted, running ones with their grace period."""
         self.finishing = self.finishing or "Deleted"
-        for pod in list(self.active.values()):
+        for pod in self.pods:
             self.c.kubelet.delete(pod, grace, reason=f"Job {self.name} deleted")
 
     def status(self):

@@ -107,9 +107,9 @@ class Kubelet:
         pod.runs.append(run)
         pod.waiting = "ContainerCreating"
         run.start(self.c.log_line_from_thread(pod),
-                  lambda r, word, rest: self.c.loop.post(self._status, pod, r, word, rest))
+                  lambda r, t, word, rest: self.c.loop.post(self._status, pod, r, t, word, rest))
 
-    def _status(self, pod, run, word, rest):
+    def _status(self, pod, run, t, word, rest):
         c = self.c
         if word == "pid":
             run.host_pid = int(rest)
@@ -117,8 +117,8 @@ class Kubelet:
             run.warnings.append(rest)
             c.event(pod, "Warning", rest)
         elif word == "started":
-            run.started_at = c.loop.now()
-            run.started_mono = c.loop.t0 + run.started_at
+            run.started_at = t
+            run.started_mono = c.loop.t0 + t
             pod.phase = "Running"
             pod.waiting = None
             c.event(pod, "Started", f"container {pod.container['name']} (restart {run.restart}), "
@@ -133,8 +133,8 @@ class Kubelet:
             c.event(pod, "Failed", f"Error: {rest}")
         elif word in ("exit", "lost") and run.finished_at is None:
             code, sig = (int(x) for x in rest.split()) if word == "exit" else (128, 0)
-            run.started_at = run.started_at or c.loop.now()
-            run.finish(code, sig)
+            run.started_at = run.started_at or t
+            run.finish(code, sig, t)
             if run.start_error or word == "lost":
                 run.exit_code, run.reason = 128, "StartError"
                 run.message = run.start_error or rest

@@ -15,7 +15,7 @@ import time
 import traceback
 
 from .cluster import Cluster, NeedsRoot, check_host
-from .manifest import ManifestError, kubectl
+from .manifest import ManifestError, kubectl, render
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLUSTER_TESTS = os.path.dirname(HERE)
@@ -41,9 +41,10 @@ def tracked(cluster):
     return cluster
 
 
-def testpod_cluster(overlay="p4de", replicas=2, env=None, probes=None, **kw):
-    """The overlay's pods with testpod.py as the container command (instead of raylaunch) and
-    httpGet probes on its port, with short periods unless the test says otherwise."""
+def testpod_cluster(overlay="p4de", replicas=2, env=None, probes=None, docs=None, **kw):
+    """The overlay's pods (or those of `docs`, a build the test changed) with testpod.py as
+    the container command (instead of raylaunch) and httpGet probes on its port, with short
+    periods unless the test says otherwise."""
     # Short periods, but thresholds that a loaded 2-core CI machine does not trip: a test
     # about a threshold sets its own.
     thresholds = {"startup": 100, "liveness": 20, "readiness": 3}
@@ -62,7 +63,9 @@ def testpod_cluster(overlay="p4de", replicas=2, env=None, probes=None, **kw):
     kw.setdefault("command", ["python3", TESTPOD])
     kw.setdefault("args", [])
     kw.setdefault("grace", 10)  # testpod exits on SIGTERM at once; a loaded machine may be slow
-    return tracked(Cluster.from_overlay(overlay, replicas=replicas, env=env, probes=fast, **kw))
+    if docs is None:
+        docs = render(overlay, replicas)
+    return tracked(Cluster(docs, env=env, probes=fast, **kw))
 
 
 def info(pod, restart=-1):
