@@ -46,10 +46,14 @@ def test_no_route_out_and_pods_reach_each_other():
         result = json.loads(out)
         eq(result.pop(peer), "connected", "pod to pod")
         for host, outcome in result.items():
-            eq(outcome, "Network is unreachable", f"from a pod to {host}")
+            eq(outcome, "No route to host", f"from a pod to {host} (the node's ICMP answer)")
         rc, routes = c.exec("training-0", ["ip", "-4", "route"])
-        eq(routes.split()[0], "198.18.0.0/15", "the only route")
-        eq(len(routes.strip().splitlines()), 1, "no other route")
+        eq(routes.splitlines(), ["default via 198.18.0.1 dev eth0 ",
+                                 f"198.18.0.0/15 dev eth0 proto kernel scope link src {c.pod(0).ip} "],
+           "a pod's routes")
+        node_routes = subprocess.run(["ip", "-n", c.network.node, "-4", "route"], capture_output=True,
+                                     text=True).stdout
+        assert node_routes.startswith("unreachable default"), node_routes
         for name in c.network.namespaces:
             c.network.check_isolated(name)
         rc, out = c.exec("training-1", ["python3", "-c", "import urllib.request as u; print(u.urlopen("
@@ -58,6 +62,16 @@ def test_no_route_out_and_pods_reach_each_other():
         eq(out.strip(), "livez 200", "by DNS name from a pod")
         host_links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
         assert "br0" not in host_links and " v1" not in host_links, "nothing of the cluster in the host namespace"
+
+
+def test_without_a_default_route():
+    with testpod_cluster("p4de", replicas=1, default_route=False) as c:
+        c.start()
+        ready(c, 1)
+        rc, out = c.exec("training-0", ["python3", "-c", CONNECT, json.dumps([["8.8.8.8", 53]])])
+        eq(json.loads(out), {"8.8.8.8": "Network is unreachable"}, "refused by the pod's own stack")
+        rc, routes = c.exec("training-0", ["ip", "-4", "route"])
+        eq(len(routes.strip().splitlines()), 1, "the connected route only")
 
 
 def test_teardown_removes_everything():
@@ -141,6 +155,7 @@ def test_two_clusters_side_by_side():
 
 if __name__ == "__main__":
     main(test_no_route_out_and_pods_reach_each_other,
+         test_without_a_default_route,
          test_teardown_removes_everything,
          test_a_killed_run_is_swept_by_the_next,
          test_ctrl_c_deletes_the_pods_then_tears_down,

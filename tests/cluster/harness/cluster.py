@@ -43,7 +43,8 @@ def check_host():
 class Cluster:
     def __init__(self, docs, raylaunch=None, namespace="default", cluster_domain="cluster.local",
                  image_env=None, path_prefix=(), secrets=None, config_maps=None, mutate_pod=None,
-                 log=None, show_events=False, keep=False, workloads=None, **overrides):
+                 log=None, show_events=False, keep=False, workloads=None, default_route=True,
+                 **overrides):
         self.docs = docs
         self.workloads = [w for w in manifest.workloads(docs)
                           if workloads is None or w["metadata"]["name"] in workloads]
@@ -66,6 +67,7 @@ class Cluster:
         self.sink = log
         self.show_events = show_events
         self.keep = keep or bool(os.environ.get("RLC_KEEP"))
+        self.default_route = default_route
         self.events = []
         self.probe_results = []
         self.errors = []
@@ -97,7 +99,7 @@ class Cluster:
         atexit.register(self.teardown)
         self._up = True
         self.loop = Loop(self._loop_error)
-        self.network = netns.Network(self.run_id)
+        self.network = netns.Network(self.run_id, self.default_route)
         self.dns = ClusterDNS(self.network, self.dir, self.cluster_domain, self.run_in_node)
         self.kubelet = Kubelet(self)
         try:

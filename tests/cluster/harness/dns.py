@@ -78,7 +78,7 @@ class ClusterDNS:
     def start(self):
         os.makedirs(self.dir, exist_ok=True)
         self._write()
-        ns = self.network.add_endpoint("dns", netns.DNS_IP)
+        ns = self.network.add_endpoint("dns", netns.DNS_IP, default_route=False)
         reverse = [f"--local=/{octet}.198.in-addr.arpa/" for octet in (18, 19)]
         dnsmasq = shutil.which("dnsmasq") or "/usr/sbin/dnsmasq"
         # setpriv --pdeathsig: dnsmasq dies with the harness even when teardown cannot run.

@@ -3,8 +3,10 @@ pod (and one for the cluster DNS) with a veth into that bridge.
 
 The node namespace has no uplink at all: nothing in it or behind it can reach the machine's
 own interfaces or beyond, whatever routes a process adds. Pods get an address from
-198.18.0.0/15 (RFC 2544 benchmarking space) and only the connected route; `check_isolated`
-asserts both. Everything is named `rlc-<run id>-...`, so parallel runs never share a name,
+198.18.0.0/15 (RFC 2544 benchmarking space), the connected route and, as a CNI gives them, a
+default route to the node (so Ray's "source address toward 8.8.8.8" finds the pod IP); the
+node's own default route is `unreachable`, so anything sent out is answered at once with
+ICMP "network unreachable" and goes no further. `check_isolated` asserts all of it. Everything is named `rlc-<run id>-...`, so parallel runs never share a name,
 and a run killed before its teardown is found and removed by `sweep_stale` (a run is alive
 while it holds the flock on its state directory's lock file).
 """
@@ -71,7 +73,8 @@ def kill_netns(name):
 
 
 class Network:
-    def __init__(self, run_id):
+    def __init__(self, run_id, default_route=True):
+        self.default_route = default_route
         self.prefix = f"{PREFIX}{run_id}-"
         self.node = self.prefix + "node"
         self.namespaces = []
@@ -82,7 +85,15 @@ class Network:
         self._add_netns(self.node)
         ip("-n", self.node, "-batch", "-", stdin=(
             "link set lo up\nlink add br0 type bridge\n"
-            f"addr add {NODE_IP}/{SUBNET.prefixlen} dev br0\nlink set br0 up\n"))
+            f"addr add {NODE_IP}/{SUBNET.prefixlen} dev br0\nlink set br0 up\n"
+            "route add unreachable default\n"))
+        # Forwarding on, so that a packet for the outside meets the unreachable route (an
+        # immediate ICMP error to the pod) instead of being dropped silently (a long timeout);
+        # no ICMP rate limit, so every attempt gets its answer.
+        proc = subprocess.run(["ip", "netns", "exec", self.node, "sysctl", "-qw", "net.ipv4.ip_forward=1",
+                               "net.ipv4.icmp_ratelimit=0"], capture_output=True, text=True)
+        if proc.returncode:
+            raise NetworkError(f"sysctl net.ipv4.ip_forward in {self.node}: {proc.stderr.strip()}")
 
     def _add_netns(self, name):
         ip("netns", "add", name)
@@ -96,8 +107,10 @@ class Network:
             if str(addr).split(".")[-1] not in ("0", "255"):
                 return str(addr)
 
-    def add_endpoint(self, short, addr):
+    def add_endpoint(self, short, addr, default_route=None):
         """A namespace with eth0 = `addr` on the bridge; returns its name."""
+        if default_route is None:
+            default_route = self.default_route
         name = self.prefix + short
         if name in self.namespaces:
             raise NetworkError(f"network namespace {name} exists already")
@@ -107,7 +120,8 @@ class Network:
         ip("link", "add", veth, "netns", self.node, "type", "veth", "peer", "name", "eth0", "netns", name)
         ip("-n", self.node, "link", "set", veth, "master", "br0", "up")
         ip("-n", name, "-batch", "-", stdin=(
-            f"addr add {addr}/{SUBNET.prefixlen} dev eth0\nlink set eth0 up\nlink set lo up\n"))
+            f"addr add {addr}/{SUBNET.prefixlen} dev eth0\nlink set eth0 up\nlink set lo up\n"
+            + (f"route add default via {NODE_IP}\n" if default_route else "")))
         self.check_isolated(name)
         return name
 
@@ -117,13 +131,21 @@ class Network:
             self.namespaces.remove(name)
 
     def check_isolated(self, name):
-        """Asserts the only routes are the connected cluster subnet (IPv4) and link-local (IPv6),
-        and that the node namespace has no interface but the bridge, its ports and lo."""
+        """Asserts that a namespace routes only to the cluster subnet (its default route, if
+        any, leads to the node), that the node's default route is `unreachable`, that IPv6
+        has link-local routes only, and that the node namespace has no interface but the
+        bridge, its ports and lo: nothing reaches the machine's interfaces or beyond."""
         for route in json.loads(ip("-n", name, "-j", "-4", "route", "show", "table", "all") or "[]"):
             if route.get("type") in ("local", "broadcast") or route.get("table") == "local":
                 continue
-            if route.get("dst") != str(SUBNET):
-                raise NetworkError(f"{name}: unexpected IPv4 route {route}")
+            if route.get("dst") == str(SUBNET) and "gateway" not in route:
+                continue
+            if route.get("dst") == "default":
+                if name == self.node and route.get("type") == "unreachable":
+                    continue
+                if name != self.node and route.get("gateway") == NODE_IP:
+                    continue
+            raise NetworkError(f"{name}: unexpected IPv4 route {route}")
         for route in json.loads(ip("-n", name, "-j", "-6", "route", "show") or "[]"):
             if not route.get("dst", "").startswith(("fe80::", "ff00::")):
                 raise NetworkError(f"{name}: unexpected IPv6 route {route}")
