@@ -1,38 +1,52 @@
-# Every dependency comes from Debian 12's packages (see scripts/deps).
+# Every dependency comes from Debian 12's packages (see scripts/deps). Libraries declare what
+# they use through the INTERFACE targets below (headers and compile definitions only); what
+# gets linked, statically or not, is decided once per program by raylaunch_link_program().
 find_package(PkgConfig REQUIRED)
-pkg_check_modules(GRPCPP REQUIRED grpc++_unsecure protobuf libcares)  # c-ares: also used directly (launcher/gcs/dns_lookup.cpp)
+pkg_check_modules(GRPCPP REQUIRED grpc++_unsecure protobuf libcares)
 find_program(PROTOC protoc REQUIRED)
 find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
 find_package(Threads REQUIRED)
+find_package(nlohmann_json 3.11 REQUIRED)
 
-# Header-only use of spdlog and fmt: nothing of them to link, statically or not.
-add_library(deps_headers INTERFACE)
-target_compile_definitions(deps_headers INTERFACE SPDLOG_HEADER_ONLY SPDLOG_FMT_EXTERNAL FMT_HEADER_ONLY)
-target_link_libraries(deps_headers INTERFACE Threads::Threads)
+# spdlog and fmt, header-only: nothing of them to link, statically or not.
+add_library(deps_log INTERFACE)
+target_compile_definitions(deps_log INTERFACE SPDLOG_HEADER_ONLY SPDLOG_FMT_EXTERNAL FMT_HEADER_ONLY)
+
+add_library(deps_json INTERFACE)
+target_link_libraries(deps_json INTERFACE nlohmann_json::nlohmann_json)
+
+add_library(deps_cli INTERFACE)  # CLI11, header-only (/usr/include/CLI)
+
+add_library(deps_cares INTERFACE)  # c-ares: launcher/net/dns_lookup.cpp
+target_include_directories(deps_cares SYSTEM INTERFACE ${GRPCPP_INCLUDE_DIRS})
 
 add_library(deps_grpc_headers INTERFACE)
 target_include_directories(deps_grpc_headers SYSTEM INTERFACE ${GRPCPP_INCLUDE_DIRS})
 target_compile_options(deps_grpc_headers INTERFACE ${GRPCPP_CFLAGS_OTHER})
 
-# Shared linking, for the test programs (links in a second instead of fifteen).
+# What gets linked, decided per *program*: libraries that need grpc, protobuf, absl or c-ares
+# link `deps_link`, which expands, in the context of the program being linked, to Debian's
+# static archives when that program is linked fully static (raylaunch_link_program with
+# RAYLAUNCH_STATIC), else to the shared libraries (tests, fakes: links in a second instead of
+# fifteen). Being a dependency of those libraries, it lands after them on the link line.
+# pkg-config's --static list misses upb/re2/cares/address_sorting (Debian 12's grpc.pc), so
+# they are named here; the group resolves the cycles among them.
+set(RAYLAUNCH_STATIC_LIBS -Wl,--start-group ${GRPCPP_STATIC_LDFLAGS} -lupb -lre2 -lcares -laddress_sorting
+    -Wl,--end-group)
+set(is_static "$<BOOL:$<TARGET_PROPERTY:RAYLAUNCH_FULLY_STATIC>>")
+add_library(deps_link INTERFACE)
+target_link_libraries(deps_link INTERFACE "$<${is_static}:${RAYLAUNCH_STATIC_LIBS}>"
+                      "$<$<NOT:${is_static}>:${GRPCPP_LINK_LIBRARIES}>" Threads::Threads)
+
+# The old name, for programs that link gRPC directly (fakes, benchmarks).
 add_library(deps_grpc_shared INTERFACE)
 target_link_libraries(deps_grpc_shared INTERFACE ${GRPCPP_LINK_LIBRARIES} Threads::Threads)
-
-# Fully static: Debian's .a archives of grpc++_unsecure, protobuf, absl, upb, re2, c-ares,
-# address_sorting and zlib. pkg-config's --static list misses upb/re2/cares/address_sorting
-# (Debian 12's grpc.pc), so they are named here; the group resolves the cycles among them.
-function(raylaunch_link_static target)
-  target_link_options(${target} PRIVATE -static -s -Wl,--gc-sections)
-  target_link_libraries(${target} PRIVATE
-    -Wl,--start-group ${GRPCPP_STATIC_LDFLAGS} -lupb -lre2 -lcares -laddress_sorting
-    -Wl,--end-group Threads::Threads)
-endfunction()
 
 # How a shipped program links: fully static by default (RAYLAUNCH_STATIC), else shared.
 function(raylaunch_link_program target)
   if(RAYLAUNCH_STATIC)
-    raylaunch_link_static(${target})
-  else()
-    target_link_libraries(${target} PRIVATE deps_grpc_shared)
+    set_target_properties(${target} PROPERTIES RAYLAUNCH_FULLY_STATIC ON)
+    target_link_options(${target} PRIVATE -static -s -Wl,--gc-sections)
   endif()
+  target_link_libraries(${target} PRIVATE deps_link)
 endfunction()

@@ -1,16 +1,12 @@
-# Bake the version and git commit into the binary (`raylaunch version`).
-execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-                OUTPUT_VARIABLE RAYLAUNCH_GIT_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE
-                ERROR_QUIET RESULT_VARIABLE git_rc)
-if(NOT git_rc EQUAL 0 OR RAYLAUNCH_GIT_COMMIT STREQUAL "")
-  set(RAYLAUNCH_GIT_COMMIT "unknown")
-endif()
+# The version and git commit in `raylaunch version`, taken at *build* time (as mold's
+# update-git-hash.cmake does): a configure-time commit goes stale with every new commit.
+# cmake/UpdateGitHash.cmake rewrites version.hpp only when the text changes, so an unchanged
+# commit rebuilds nothing.
 set(RAYLAUNCH_VERSION_STRING "${PROJECT_VERSION}")
-file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/version)
-file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/version/version.hpp CONTENT
-"#pragma once
-namespace launcher {
-inline constexpr const char* k_version = \"${RAYLAUNCH_VERSION_STRING}\";
-inline constexpr const char* k_git_commit = \"${RAYLAUNCH_GIT_COMMIT}\";
-}
-")
+set(RAYLAUNCH_VERSION_DIR ${CMAKE_BINARY_DIR}/version)
+file(MAKE_DIRECTORY ${RAYLAUNCH_VERSION_DIR})
+add_custom_target(raylaunch_git_version
+  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${CMAKE_SOURCE_DIR} -DVERSION=${RAYLAUNCH_VERSION_STRING}
+          -DOUTPUT=${RAYLAUNCH_VERSION_DIR}/version.hpp -P ${CMAKE_SOURCE_DIR}/cmake/UpdateGitHash.cmake
+  BYPRODUCTS ${RAYLAUNCH_VERSION_DIR}/version.hpp
+  COMMENT "" VERBATIM)

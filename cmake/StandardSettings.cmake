@@ -1,4 +1,5 @@
-# Warnings for our own code only; never applied to third-party or generated code.
+# Warnings for our own code (product, tests, fakes, benchmarks); never applied to third-party or
+# generated code.
 add_library(standard_warnings INTERFACE)
 target_compile_options(standard_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow
                        -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wunused
@@ -10,3 +11,10 @@ if(RAYLAUNCH_WERROR)
 endif()
 # Smaller static binary: let the linker drop unused sections.
 add_compile_options(-ffunction-sections -fdata-sections)
+
+# ASan + UBSan for everything built here (mold's option): a dynamic build, since the
+# sanitizers' runtimes cannot be linked fully static.
+if(RAYLAUNCH_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()

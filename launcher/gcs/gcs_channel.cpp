@@ -6,7 +6,7 @@
 
 #include <array>
 
-#include "util/parse.hpp"
+#include "util/redact.hpp"
 
 namespace launcher::gcs {
 
@@ -32,7 +32,7 @@ constexpr std::array<const char*, 17> k_code_names = {
     "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
 
 void grpc_log_to_spdlog(gpr_log_func_args* args) {
-  spdlog::debug("grpc: {}", args->message);
+  spdlog::debug("grpc: {}", util::redact(args->message));
 }
 
 }  // namespace
@@ -49,26 +49,6 @@ std::string RpcError::describe() const {
     return "GCS status " + std::to_string(ray_code) + ": " + message;
   }
   return std::string(grpc_code_name(grpc_code)) + (message.empty() ? "" : ": " + message);
-}
-
-util::Result<HostPort> split_host_port(std::string_view address) {
-  using R = util::Result<HostPort>;
-  const auto colon = address.rfind(':');
-  if (colon == std::string_view::npos || colon == 0) {
-    return R::failure("HOST:PORT");
-  }
-  std::string_view host = address.substr(0, colon);
-  if (host.front() == '[') {
-    if (host.size() < 3 || host.back() != ']') {
-      return R::failure("[IPv6]:PORT");
-    }
-    host = host.substr(1, host.size() - 2);
-  }
-  const auto port = util::parse_int(address.substr(colon + 1), 1, 65535);
-  if (!port) {
-    return R::failure("HOST:PORT with a port in 1-65535");
-  }
-  return HostPort{std::string(host), static_cast<int>(*port)};
 }
 
 std::shared_ptr<grpc::Channel> make_channel(const std::string& target) {

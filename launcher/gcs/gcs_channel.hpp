@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "gcs/auth_token.hpp"
-#include "util/result.hpp"
 
 namespace grpc {
 class Channel;
@@ -24,20 +23,12 @@ struct RpcError {
   std::string message;
 
   bool unauthenticated() const { return grpc_code == 16; }
-  bool unimplemented() const { return grpc_code == 12; }
   // "UNAVAILABLE: failed to connect to all addresses" / "GCS status 4: ..."
   std::string describe() const;
 };
 
 // "UNAVAILABLE" for 14, "code 99" for codes gRPC does not define.
 const char* grpc_code_name(int code);
-
-// HOST:PORT split; "[::1]:6379" gives host "::1". Error: an "expected …" phrase.
-struct HostPort {
-  std::string host;
-  int port = 0;
-};
-util::Result<HostPort> split_host_port(std::string_view address);
 
 // A channel configured as Ray's own clients configure theirs (ray-gcs-wire.md §4):
 // 512 MiB receive limit (a 4,096-node table exceeds nothing today, but dead nodes and labels
@@ -51,7 +42,8 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& target);
 void prepare_call(grpc::ClientContext& context, std::chrono::milliseconds timeout,
                   const std::optional<AuthToken>& token);
 
-// Sends gRPC's own log lines to spdlog at debug level instead of raw stderr; idempotent.
+// Sends gRPC's own log lines to spdlog at debug level instead of raw stderr (they would break
+// the one-line contract of errors and probes), after util::redact(); idempotent.
 void route_grpc_logs();
 
 }  // namespace launcher::gcs

@@ -3,8 +3,12 @@
 #include <google/protobuf/arena.h>
 #include <grpcpp/grpcpp.h>
 
+#include <functional>
+
 #include "health.grpc.pb.h"
 #include "ray_gcs.grpc.pb.h"
+#include "util/redact.hpp"
+#include "util/strings.hpp"
 
 namespace launcher::gcs {
 
@@ -17,19 +21,17 @@ namespace {
 
 // Text from the server or from gRPC goes into one-line errors, probe output and JSON log lines:
 // keep it one line and free of quotes and backslashes (logging.hpp's convention).
-std::string one_line(const std::string& text) {
-  std::string out = text;
-  for (char& c : out) {
-    if (c == '"') {
-      c = '\'';
-    } else if (c == '\\') {
-      c = '/';
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      c = ' ';
-    }
-  }
-  return out;
-}
+std::string one_line(const std::string& text) { return util::printable(util::redact(text)); }
+
+// Cancels the call when `stop` is requested: a SIGTERM ends a wait now, not at the deadline.
+class CancelOnStop {
+ public:
+  CancelOnStop(grpc::ClientContext& context, std::stop_token stop)
+      : m_callback(std::move(stop), [&context] { context.TryCancel(); }) {}
+
+ private:
+  std::stop_callback<std::function<void()>> m_callback;
+};
 
 RpcError from_status(const grpc::Status& status) {
   return RpcError{static_cast<int>(status.error_code()), 0, one_line(status.error_message())};
@@ -62,10 +64,11 @@ namespace {
 util::Result<NodeTable, RpcError> call_get_all(ray::rpc::NodeInfoGcsService::Stub& stub,
                                               const ray::rpc::GetAllNodeInfoRequest& request,
                                               std::chrono::milliseconds timeout,
-                                              const std::optional<AuthToken>& token) {
+                                              const std::optional<AuthToken>& token, std::stop_token stop) {
   using R = util::Result<NodeTable, RpcError>;
   grpc::ClientContext context;
   prepare_call(context, timeout, token);
+  const CancelOnStop cancel(context, std::move(stop));
   // The reply lives on an arena: a 4,096-node table is ~100,000 small allocations otherwise.
   google::protobuf::ArenaOptions arena_options;
   arena_options.start_block_size = 64 * 1024;
@@ -76,33 +79,35 @@ util::Result<NodeTable, RpcError> call_get_all(ray::rpc::NodeInfoGcsService::Stu
   if (!status.ok()) {
     return R::failure(from_status(status));
   }
-  auto table = node_table_from_reply(*reply);
-  if (!table) {
+  if (reply->status().code() != 0) {
     return R::failure(from_gcs_status(reply->status()));
   }
-  return std::move(table).value();
+  return node_table_from_reply(*reply);
 }
 
 }  // namespace
 
-util::Result<NodeTable, RpcError> GcsClient::get_all_node_info(std::chrono::milliseconds timeout) {
+util::Result<NodeTable, RpcError> GcsClient::get_all_node_info(std::chrono::milliseconds timeout,
+                                                              std::stop_token stop) {
   const ray::rpc::GetAllNodeInfoRequest empty;  // serializes to 0 bytes
-  return call_get_all(*stub().node_info, empty, timeout, m_token);
+  return call_get_all(*stub().node_info, empty, timeout, m_token, std::move(stop));
 }
 
 util::Result<NodeTable, RpcError> GcsClient::get_node_info_by_name(const std::string& node_name,
-                                                                  std::chrono::milliseconds timeout) {
+                                                                  std::chrono::milliseconds timeout,
+                                                                  std::stop_token stop) {
   // Only field 2 (node_selectors) is set: never `limit` or `state_filter`, whose numbers mean
   // other things on 2.36-2.48 (ray-gcs-wire.md §2.3).
   ray::rpc::GetAllNodeInfoRequest request;
   request.add_node_selectors()->set_node_name(node_name);
-  return call_get_all(*stub().node_info, request, timeout, m_token);
+  return call_get_all(*stub().node_info, request, timeout, m_token, std::move(stop));
 }
 
-util::Result<std::string, RpcError> GcsClient::check_alive(std::chrono::milliseconds timeout) {
+util::Result<std::string, RpcError> GcsClient::check_alive(std::chrono::milliseconds timeout, std::stop_token stop) {
   using R = util::Result<std::string, RpcError>;
   grpc::ClientContext context;
   prepare_call(context, timeout, m_token);
+  const CancelOnStop cancel(context, std::move(stop));
   const ray::rpc::CheckAliveRequest empty;
   ray::rpc::CheckAliveReply reply;
   const grpc::Status status = stub().node_info->CheckAlive(&context, empty, &reply);
@@ -112,7 +117,7 @@ util::Result<std::string, RpcError> GcsClient::check_alive(std::chrono::millisec
   if (reply.status().code() != 0) {
     return R::failure(from_gcs_status(reply.status()));
   }
-  return reply.ray_version();
+  return one_line(reply.ray_version());
 }
 
 util::Result<int, RpcError> health_check(const std::string& target, const std::string& service,

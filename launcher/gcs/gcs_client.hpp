@@ -2,6 +2,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 
 #include "gcs/auth_token.hpp"
@@ -29,18 +30,19 @@ class GcsClient {
 
   const std::string& target() const { return m_target; }
 
-  // Every node the GCS knows, ALIVE and DEAD; count them with count_alive().
-  util::Result<NodeTable, RpcError> get_all_node_info(std::chrono::milliseconds timeout);
+  // Every node the GCS knows, ALIVE and DEAD; count them with count_alive(). Every call ends
+  // at `timeout`, or at once (CANCELLED) when `stop` is requested.
+  util::Result<NodeTable, RpcError> get_all_node_info(std::chrono::milliseconds timeout, std::stop_token stop = {});
 
   // Only the rows whose node_name is `node_name`, on Ray >= 2.49 (node_selectors, field 2);
   // older servers ignore field 2 (2.36-2.48 use 3 and 4, <= 2.35 none) and return every row,
   // so callers must still match rows themselves. Used by the worker readiness probe, which
   // 4,096 workers run every few seconds: on a new GCS each reply is one row, not the table.
   util::Result<NodeTable, RpcError> get_node_info_by_name(const std::string& node_name,
-                                                         std::chrono::milliseconds timeout);
+                                                         std::chrono::milliseconds timeout, std::stop_token stop = {});
 
   // "GCS is up": the Ray version string the GCS reports (e.g. "2.9.0").
-  util::Result<std::string, RpcError> check_alive(std::chrono::milliseconds timeout);
+  util::Result<std::string, RpcError> check_alive(std::chrono::milliseconds timeout, std::stop_token stop = {});
 
   // Drops the channel; the next call makes a fresh one (new DNS lookup, new connection, no
   // inherited gRPC backoff). Poll loops call this after an UNAVAILABLE.

@@ -13,8 +13,8 @@ class GcsNodeSource final : public NodeSource {
  public:
   GcsNodeSource(std::string target, std::optional<AuthToken> token) : m_client(std::move(target), std::move(token)) {}
 
-  util::Result<NodeTable, RpcError> poll(std::chrono::milliseconds timeout) override {
-    return m_client.get_all_node_info(timeout);
+  util::Result<NodeTable, RpcError> poll(std::chrono::milliseconds timeout, std::stop_token stop) override {
+    return m_client.get_all_node_info(timeout, std::move(stop));
   }
   void reset() override { m_client.reset_channel(); }
   std::string describe() const override { return "GCS at " + m_client.target(); }

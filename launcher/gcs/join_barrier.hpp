@@ -1,12 +1,14 @@
 #pragma once
 #include <chrono>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
-#include "gcs/clock.hpp"
 #include "gcs/gcs_channel.hpp"
 #include "gcs/node_table.hpp"
+#include "util/clock.hpp"
+#include "util/paced_wait.hpp"
 #include "util/result.hpp"
 
 namespace launcher::gcs {
@@ -15,7 +17,7 @@ namespace launcher::gcs {
 class NodeSource {
  public:
   virtual ~NodeSource() = default;
-  virtual util::Result<NodeTable, RpcError> poll(std::chrono::milliseconds timeout) = 0;
+  virtual util::Result<NodeTable, RpcError> poll(std::chrono::milliseconds timeout, std::stop_token stop) = 0;
   // Called after a failed poll: the next poll should start from a fresh connection.
   virtual void reset() {}
   // "GCS at training-0.training.ml.svc.cluster.local:6379", for log lines.
@@ -25,25 +27,13 @@ class NodeSource {
 struct JoinOptions {
   int nodes = 1;                            // distinct ALIVE pods to wait for
   std::vector<std::string> expected_names;  // pod names, to name the missing; may be empty
-  std::chrono::milliseconds timeout{300'000};
-  // Pacing: polls start at least `min_interval` apart: at most 4 in any second, with 25 ms of
-  // margin for scheduling jitter on a busy node. Slower when replies are slow (10x the last
-  // RPC's duration); failures retried from `min_interval` doubling to `max_backoff`.
-  std::chrono::milliseconds min_interval{275};
-  std::chrono::milliseconds max_backoff{2'000};
-  std::chrono::milliseconds rpc_timeout{5'000};
-  std::chrono::milliseconds progress_every{10'000};  // log at every change, and this often
-};
-
-enum class JoinOutcome {
-  joined,       // `nodes` distinct pods were ALIVE
-  timed_out,    // the GCS answered, but too few pods were ALIVE at the deadline (exit 75)
-  unreachable,  // the GCS did not answer the last poll before the deadline (exit 69)
-  rejected,     // the GCS refused our credentials (UNAUTHENTICATED): retrying cannot help
+  // Deadline and pacing: polls at least 275 ms apart — at most 4 in any second, with 25 ms of
+  // margin for scheduling jitter on a busy node — and slower when replies are slow.
+  util::WaitOptions wait;
 };
 
 struct JoinResult {
-  JoinOutcome outcome = JoinOutcome::timed_out;
+  util::WaitEnd end = util::WaitEnd::unreachable;  // ready: joined; not_ready: too few at the deadline
   AliveCount last_count;             // from the last answer (empty if none)
   bool answered = false;             // the GCS answered at least once
   std::optional<RpcError> last_error;
@@ -52,9 +42,11 @@ struct JoinResult {
   std::string reason;                // one line for the user when not joined
 };
 
-// Polls `source` until `options.nodes` distinct pods are ALIVE or the deadline passes, logging
-// progress through spdlog ("3/4 nodes alive; missing: training-2") at every change and every
-// `progress_every`. Survives an unreachable, restarting, slow or not-yet-resolvable GCS.
-JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, Clock& clock);
+// Polls `source` until `options.nodes` distinct pods are ALIVE, the deadline passes or `stop`
+// is requested (within one poll interval: sleeps end and calls are cancelled), logging
+// progress ("3/4 nodes alive; missing: training-2") at every change and every 10 s. Survives
+// an unreachable, restarting, slow or not-yet-resolvable GCS; stops at once when the GCS
+// refuses our credentials (UNAUTHENTICATED).
+JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::Clock& clock, std::stop_token stop);
 
 }  // namespace launcher::gcs

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "ray_gcs.pb.h"
+#include "util/strings.hpp"
 
 namespace launcher::gcs {
 
@@ -46,11 +47,7 @@ std::string death_reason(const ray::rpc::GcsNodeInfo& info) {
 
 }  // namespace
 
-util::Result<NodeTable> node_table_from_reply(const ray::rpc::GetAllNodeInfoReply& reply) {
-  if (reply.status().code() != 0) {
-    return util::Result<NodeTable>::failure("GCS replied with status " + std::to_string(reply.status().code()) +
-                                            ": " + reply.status().message());
-  }
+NodeTable node_table_from_reply(const ray::rpc::GetAllNodeInfoReply& reply) {
   NodeTable table;
   table.total = reply.total();
   table.nodes.reserve(static_cast<std::size_t>(reply.node_info_list_size()));
@@ -116,7 +113,7 @@ std::string name_list(const std::vector<std::string>& names, std::size_t max_nam
   std::string out;
   const std::size_t shown = std::min(names.size(), max_names);
   for (std::size_t i = 0; i < shown; ++i) {
-    out += (i == 0 ? "" : ", ") + names[i];
+    out += (i == 0 ? "" : ", ") + util::printable(names[i], 128);
   }
   if (names.size() > shown) {
     out += " and " + std::to_string(names.size() - shown) + " more";

@@ -34,9 +34,9 @@ struct NodeTable {
   std::int64_t total = 0;  // reply.total (Ray 2.36+); 0 from older servers
 };
 
-// Decodes `reply`; a non-zero `status.code` (Ray's StatusCode; the RPC itself succeeded) is an
-// error "GCS replied with status <code>: <message>".
-util::Result<NodeTable> node_table_from_reply(const ray::rpc::GetAllNodeInfoReply& reply);
+// Decodes the rows of `reply` (the caller has checked `reply.status`). Text fields from the
+// server (node names, addresses, death reasons) are kept as sent; renderers escape them.
+NodeTable node_table_from_reply(const ray::rpc::GetAllNodeInfoReply& reply);
 
 // The barrier's view of a table. Counting happens here, on the client: an empty request returns
 // DEAD nodes too on every Ray 2.x, and only Ray >= 2.49 could filter on the server.

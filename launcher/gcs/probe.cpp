@@ -2,6 +2,7 @@
 
 #include "gcs/gcs_client.hpp"
 #include "util/parse.hpp"
+#include "util/strings.hpp"
 
 namespace launcher::gcs {
 
@@ -9,15 +10,15 @@ namespace {
 
 constexpr int k_serving = 1;  // grpc.health.v1.HealthCheckResponse.SERVING
 
-std::string within(const Config& config) { return " within " + util::format_duration(config.probe_timeout); }
+std::string within(const ProbeTarget& t) { return " within " + util::format_duration(t.timeout); }
 
-ProbeResult probe_head(ProbeKind kind, const Config& config, const std::optional<AuthToken>& token) {
+ProbeResult probe_head(ProbeKind kind, const ProbeTarget& target, const std::optional<AuthToken>& token) {
   // The GCS binds every interface, and localhost only when the node IP is 127.0.0.1
   // (ray-gcs-wire.md §1): 127.0.0.1 reaches it either way. The "ipv4:" scheme skips gRPC's
   // resolver and its address sorting, a measurable part of a few-millisecond probe.
-  const std::string address = "127.0.0.1:" + std::to_string(config.ray_port);
+  const std::string address = "127.0.0.1:" + std::to_string(target.ray_port);
   GcsClient client("ipv4:" + address, token);
-  const auto version = client.check_alive(config.probe_timeout);
+  const auto version = client.check_alive(target.timeout);
   const std::string who = "head GCS at " + address;
   if (version) {
     return {true, who + " answered (Ray " + version.value() + ")"};
@@ -25,19 +26,19 @@ ProbeResult probe_head(ProbeKind kind, const Config& config, const std::optional
   if (kind == ProbeKind::liveness && version.error().unauthenticated()) {
     return {true, who + " answered UNAUTHENTICATED: alive, but this probe's RAY_AUTH_TOKEN is missing or wrong"};
   }
-  return {false, who + " did not answer" + within(config) + ": " + version.error().describe()};
+  return {false, who + " did not answer" + within(target) + ": " + version.error().describe()};
 }
 
-ProbeResult probe_worker_liveness(const Config& config) {
+ProbeResult probe_worker_liveness(const ProbeTarget& target) {
   // Ray's GCS health-checks raylets the same way, with service "<node id hex>"; "" asks about
   // the server as a whole and needs no node id (gRPC's default health service answers it).
-  const std::string address = "127.0.0.1:" + std::to_string(config.node_manager_port);
-  const auto status = health_check("ipv4:" + address, "", config.probe_timeout);
+  const std::string address = "127.0.0.1:" + std::to_string(target.node_manager_port);
+  const auto status = health_check("ipv4:" + address, "", target.timeout);
   const std::string who = "raylet at " + address;
   if (!status) {
-    return {false, who + " did not answer" + within(config) + ": " + status.error().describe() +
+    return {false, who + " did not answer" + within(target) + ": " + status.error().describe() +
                        " (is ray start running with --node-manager-port=" +
-                       std::to_string(config.node_manager_port) + "?)"};
+                       std::to_string(target.node_manager_port) + "?)"};
   }
   if (status.value() != k_serving) {
     return {false, who + " answered health status " + std::to_string(status.value()) + ", not SERVING"};
@@ -45,40 +46,39 @@ ProbeResult probe_worker_liveness(const Config& config) {
   return {true, who + " is SERVING"};
 }
 
-ProbeResult probe_worker_readiness(const PodIdentity& id, const Config& config,
-                                   const std::optional<AuthToken>& token) {
-  GcsClient client(id.head_address(), token);
-  const auto table = client.get_node_info_by_name(id.hostname, config.probe_timeout);
+ProbeResult probe_worker_readiness(const ProbeTarget& target, const std::optional<AuthToken>& token) {
+  const std::string& name = target.node_name;
+  GcsClient client(target.head_address, token);
+  const auto table = client.get_node_info_by_name(name, target.timeout);
   const std::string gcs = "head GCS at " + client.target();
   if (!table) {
-    return {false, gcs + " did not answer" + within(config) + ": " + table.error().describe()};
+    return {false, gcs + " did not answer" + within(target) + ": " + table.error().describe()};
   }
   const NodeEntry* dead = nullptr;
   for (const NodeEntry& e : table.value().nodes) {
-    if (e.pod_key() != id.hostname) {
+    if (e.pod_key() != name) {
       continue;  // Ray <= 2.48 ignores the selector and lists every node
     }
     if (e.alive) {
-      return {true, id.hostname + " is ALIVE in the " + gcs + " (node " + e.node_id_hex.substr(0, 12) + ")"};
+      return {true, name + " is ALIVE in the " + gcs + " (node " + e.node_id_hex.substr(0, 12) + ")"};
     }
     dead = &e;
   }
   if (dead != nullptr) {
-    return {false, id.hostname + " is DEAD in the " + gcs + " node table" +
-                       (dead->death_reason.empty() ? "" : " (" + dead->death_reason + ")")};
+    return {false, name + " is DEAD in the " + gcs + " node table" +
+                       (dead->death_reason.empty() ? "" : " (" + util::printable(dead->death_reason) + ")")};
   }
-  return {false, id.hostname + " is not registered in the " + gcs + " (is the raylet started with --node-name=" +
-                     id.hostname + "?)"};
+  return {false, name + " is not registered in the " + gcs + " (is the raylet started with --node-name=" + name +
+                     "?)"};
 }
 
 }  // namespace
 
-ProbeResult run_probe(ProbeKind kind, const PodIdentity& id, const Config& config,
-                      const std::optional<AuthToken>& token) {
-  if (id.role == Role::head) {
-    return probe_head(kind, config, token);
+ProbeResult run_probe(ProbeKind kind, const ProbeTarget& target, const std::optional<AuthToken>& token) {
+  if (target.head) {
+    return probe_head(kind, target, token);
   }
-  return kind == ProbeKind::liveness ? probe_worker_liveness(config) : probe_worker_readiness(id, config, token);
+  return kind == ProbeKind::liveness ? probe_worker_liveness(target) : probe_worker_readiness(target, token);
 }
 
 }  // namespace launcher::gcs

@@ -2,9 +2,9 @@
 #include <optional>
 #include <string>
 
-#include "config.hpp"
+#include <chrono>
+
 #include "gcs/auth_token.hpp"
-#include "pod_identity.hpp"
 
 namespace launcher::gcs {
 
@@ -15,7 +15,17 @@ struct ProbeResult {
   std::string line;  // one line saying why, for the kubelet's event
 };
 
-// One try, one RPC, deadline `config.probe_timeout` (keep it below the kubelet's timeoutSeconds):
+// What a probe needs to know about this pod; the caller settles it from the pod's identity.
+struct ProbeTarget {
+  bool head = false;             // this pod runs the Ray head
+  std::string node_name;         // this pod's hostname, Ray's --node-name (worker readiness)
+  std::string head_address;      // host:port of the head's GCS (worker readiness)
+  int ray_port = 6379;           // the head's own GCS port (head probes)
+  int node_manager_port = 6380;  // this pod's raylet port (worker liveness)
+  std::chrono::milliseconds timeout{1000};
+};
+
+// One try, one RPC, deadline `target.timeout` (keep it below the kubelet's timeoutSeconds):
 // - head, liveness and readiness: its GCS answers an empty CheckAlive on 127.0.0.1:<ray_port>.
 //   For liveness an UNAUTHENTICATED answer still counts as alive (the process answered; a
 //   restart cannot fix a token).
@@ -23,7 +33,6 @@ struct ProbeResult {
 //   127.0.0.1:<node_manager_port>. Deliberately not the head: restarting workers does not bring
 //   a head back, and the raylet exits by itself after gcs_rpc_server_reconnect_timeout_s.
 // - worker readiness: this pod's hostname has an ALIVE row in the head's GCS node table.
-ProbeResult run_probe(ProbeKind kind, const PodIdentity& id, const Config& config,
-                      const std::optional<AuthToken>& token);
+ProbeResult run_probe(ProbeKind kind, const ProbeTarget& target, const std::optional<AuthToken>& token);
 
 }  // namespace launcher::gcs

@@ -6,7 +6,8 @@
 #include <cctype>
 #include <ctime>
 
-#include "util/json_writer.hpp"
+#include "util/json.hpp"
+#include "util/strings.hpp"
 
 namespace launcher::gcs {
 
@@ -64,20 +65,22 @@ std::string render_status_text(const NodeTable& table, const std::string& addres
   const auto rows = ordered(table);
   std::size_t name_width = 9;
   std::size_t addr_width = 7;
+  // Names and addresses come from the GCS: escaped, so no byte of theirs reaches the terminal raw.
   for (const NodeEntry* e : rows) {
-    name_width = std::max(name_width, e->node_name.size());
-    addr_width = std::max(addr_width, e->address.size() + 6);
+    name_width = std::max(name_width, util::printable(e->node_name).size());
+    addr_width = std::max(addr_width, util::printable(e->address).size() + 6);
   }
   std::string out = fmt::format("GCS {}\n", address);
   out += fmt::format("{:<{}}  {:<{}}  {:<5}  {:<4}  {:<56}  {:<20}  {}\n", "NODE NAME", name_width, "ADDRESS",
                      addr_width, "STATE", "HEAD", "NODE ID", "STARTED", "DIED");
   for (const NodeEntry* e : rows) {
-    const std::string addr = e->address + ":" + std::to_string(e->node_manager_port);
+    const std::string addr = util::printable(e->address) + ":" + std::to_string(e->node_manager_port);
     std::string died = e->alive ? "" : format_time_ms(e->end_time_ms);
     if (!e->death_reason.empty()) {
-      died += " (" + e->death_reason + ")";
+      died += " (" + util::printable(e->death_reason) + ")";
     }
-    out += fmt::format("{:<{}}  {:<{}}  {:<5}  {:<4}  {:<56}  {:<20}  {}", e->node_name, name_width, addr, addr_width,
+    out += fmt::format("{:<{}}  {:<{}}  {:<5}  {:<4}  {:<56}  {:<20}  {}", util::printable(e->node_name), name_width,
+                       addr, addr_width,
                        e->alive ? "ALIVE" : "DEAD", e->is_head ? "yes" : "no", e->node_id_hex,
                        format_time_ms(e->start_time_ms), died);
     while (!out.empty() && out.back() == ' ') {
@@ -96,47 +99,25 @@ std::string render_status_text(const NodeTable& table, const std::string& addres
 
 std::string render_status_json(const NodeTable& table, const std::string& address) {
   const AliveCount count = count_alive(table, {});
-  util::JsonWriter w;
-  w.begin_object();
-  w.key("address");
-  w.value(address);
-  w.key("alive");
-  w.value(count.distinct_alive());
-  w.key("alive_entries");
-  w.value(count.alive_entries);
-  w.key("dead");
-  w.value(count.dead_entries);
-  w.key("total");
-  w.value(static_cast<std::int64_t>(table.total > 0 ? table.total : static_cast<std::int64_t>(table.nodes.size())));
-  w.key("nodes");
-  w.begin_array();
+  util::Json doc;
+  doc["address"] = address;
+  doc["alive"] = count.distinct_alive();
+  doc["alive_entries"] = count.alive_entries;
+  doc["dead"] = count.dead_entries;
+  doc["total"] = table.total > 0 ? table.total : static_cast<std::int64_t>(table.nodes.size());
+  util::Json& nodes = doc["nodes"] = util::Json::array();
   for (const NodeEntry* e : ordered(table)) {
-    w.begin_object();
-    w.key("node_name");
-    w.value(e->node_name);
-    w.key("address");
-    w.value(e->address);
-    w.key("node_manager_port");
-    w.value(e->node_manager_port);
-    w.key("state");
-    w.value(e->alive ? "ALIVE" : "DEAD");
-    w.key("is_head");
-    w.value(e->is_head);
-    w.key("node_id");
-    w.value(e->node_id_hex);
-    w.key("start_time_ms");
-    w.value(static_cast<std::int64_t>(e->start_time_ms));
-    w.key("end_time_ms");
-    w.value(static_cast<std::int64_t>(e->end_time_ms));
-    w.key("death_reason");
-    w.value(e->death_reason);
-    w.end_object();
+    nodes.push_back({{"node_name", e->node_name},
+                     {"address", e->address},
+                     {"node_manager_port", e->node_manager_port},
+                     {"state", e->alive ? "ALIVE" : "DEAD"},
+                     {"is_head", e->is_head},
+                     {"node_id", e->node_id_hex},
+                     {"start_time_ms", e->start_time_ms},
+                     {"end_time_ms", e->end_time_ms},
+                     {"death_reason", e->death_reason}});
   }
-  w.end_array();
-  w.end_object();
-  std::string out = w.str();
-  out += '\n';
-  return out;
+  return util::json_text(doc) + "\n";
 }
 
 }  // namespace launcher::gcs

@@ -9,7 +9,7 @@ namespace launcher::gcs {
 // numeric order), then "4 alive (4 distinct pods), 1 dead".
 std::string render_status_text(const NodeTable& table, const std::string& address);
 
-// Stable JSON (documented in docs/gcs.md): {"address", "alive" (distinct ALIVE pods, what
+// Stable JSON (documented in README.md, "raylaunch status"): {"address", "alive" (distinct ALIVE pods, what
 // `wait` counts), "alive_entries", "dead", "total", "nodes": [{"node_name", "address",
 // "node_manager_port", "state" ALIVE|DEAD, "is_head", "node_id", "start_time_ms",
 // "end_time_ms", "death_reason"}]}; rows in the same order as the text.

@@ -1,16 +1,77 @@
 #include "util/host_fs.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
+#include "util/fd.hpp"
 #include "util/parse.hpp"
 
 namespace launcher::util {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t k_max_dir_entries = 65536;
+
+void say(std::string* why, std::string text) {
+  if (why != nullptr) {
+    *why = std::move(text);
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes, std::string* why) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer for ever.
+  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (!fd.valid()) {
+    say(why, std::strerror(errno));
+    return std::nullopt;
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) {
+    say(why, std::strerror(errno));
+    return std::nullopt;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    say(why, "is a directory");
+    return std::nullopt;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    say(why, "not a regular file");
+    return std::nullopt;
+  }
+  // procfs and sysfs report size 0 or 4096 whatever they hold: read until EOF, up to the cap.
+  std::string text;
+  char buf[8192];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      say(why, std::strerror(errno));
+      return std::nullopt;
+    }
+    if (n == 0) {
+      break;
+    }
+    if (text.size() + static_cast<std::size_t>(n) > max_bytes) {
+      say(why, "larger than " + std::to_string(max_bytes) + " bytes");
+      return std::nullopt;
+    }
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return text;
+}
 
 HostFs::HostFs(std::string root) : m_root(std::move(root)) {
   while (m_root.size() > 1 && m_root.back() == '/') {
@@ -26,16 +87,7 @@ std::string HostFs::path(std::string_view abs) const {
 }
 
 std::optional<std::string> HostFs::read(std::string_view abs) const {
-  std::ifstream in(path(abs), std::ios::binary);
-  if (!in) {
-    return std::nullopt;
-  }
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) {
-    return std::nullopt;
-  }
-  return out.str();
+  return read_small_file(path(abs), k_max_file_bytes);
 }
 
 std::optional<std::string> HostFs::read_line(std::string_view abs) const {
@@ -57,11 +109,6 @@ std::optional<std::string> HostFs::link_target(std::string_view abs) const {
   return target.string();
 }
 
-bool HostFs::exists(std::string_view abs) const {
-  std::error_code ec;
-  return fs::exists(path(abs), ec);
-}
-
 bool HostFs::is_dir(std::string_view abs) const {
   std::error_code ec;
   return fs::is_directory(path(abs), ec);
@@ -70,7 +117,8 @@ bool HostFs::is_dir(std::string_view abs) const {
 std::vector<std::string> HostFs::list(std::string_view abs_dir) const {
   std::vector<std::string> names;
   std::error_code ec;
-  for (fs::directory_iterator it(path(abs_dir), ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::directory_iterator it(path(abs_dir), ec), end; !ec && it != end && names.size() < k_max_dir_entries;
+       it.increment(ec)) {
     names.push_back(it->path().filename().string());
   }
   std::sort(names.begin(), names.end());

@@ -63,7 +63,8 @@ Result<std::int64_t> parse_int(std::string_view text, std::int64_t min, std::int
 
 Result<std::chrono::milliseconds> parse_duration(std::string_view text) {
   using Ms = std::chrono::milliseconds;
-  const std::string expected = "a positive duration such as 300, 300s, 5m, 1h or 1500ms";
+  const std::string expected = "a positive duration such as 300, 300s, 5m, 1h, 1m30s or 1500ms, at most " +
+                               format_duration(k_max_duration);
   if (text.empty()) {
     return Result<Ms>::failure(expected);
   }
@@ -91,10 +92,14 @@ Result<std::chrono::milliseconds> parse_duration(std::string_view text) {
     } else if (!rest.empty() || used != text.size()) {
       return Result<Ms>::failure(expected);  // junk, or a unit-less number after a unit
     }
-    if (n > std::numeric_limits<std::uint32_t>::max()) {
+    // Each group and the sum stay far below the limits of the types: no wrap-around.
+    if (n > static_cast<std::uint64_t>(k_max_duration.count()) || n * unit_ms > static_cast<std::uint64_t>(k_max_duration.count())) {
       return Result<Ms>::failure(expected);
     }
     total_ms += n * unit_ms;
+    if (total_ms > static_cast<std::uint64_t>(k_max_duration.count())) {
+      return Result<Ms>::failure(expected);
+    }
   }
   if (total_ms == 0) {
     return Result<Ms>::failure(expected);

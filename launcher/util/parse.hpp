@@ -14,7 +14,12 @@ namespace launcher::util {
 // A decimal integer in [`min`, `max`]; no sign other than a leading '-', no spaces, no suffix.
 Result<std::int64_t> parse_int(std::string_view text, std::int64_t min, std::int64_t max);
 
-// "300", "300s", "5m", "1h", "1500ms", "1m30s": a positive duration.
+// The longest duration any setting accepts: a week. Longer values are typos (4294967295m), and
+// deadlines built from them must not overflow a steady_clock time point.
+inline constexpr std::chrono::milliseconds k_max_duration{168LL * 3'600'000};
+
+// "300", "300s", "5m", "1h", "1500ms", "1m30s": a positive duration, at most k_max_duration.
+// One or more <digits><unit> groups (units ms, s, m, h); a bare number alone is seconds.
 Result<std::chrono::milliseconds> parse_duration(std::string_view text);
 
 // Bytes: "1073741824", Kubernetes quantities "64Gi", "512Mi", "1Ti", SI "60G", "500M", "1k".

@@ -18,16 +18,16 @@ bad '--ordinal: ordinal 4 is not below nodes=4 (expected 0..3; set RAYLAUNCH_NOD
     "${base[@]}" --nodes 4 --ordinal 4
 bad 'hostname training-1: ordinal 1 is not below nodes=1 (set RAYLAUNCH_NODES to the replica count)' \
     "${base[@]}" --hostname training-1
-bad 'ordinal: hostname "laptop" has no -N suffix and neither RAYLAUNCH_ORDINAL nor JOB_COMPLETION_INDEX is set (expected a StatefulSet/Indexed Job pod name like training-3, or --ordinal N)' \
+bad 'ordinal: hostname "laptop" has no -N suffix and neither RAYLAUNCH_ORDINAL nor JOB_COMPLETION_INDEX is set (expected a StatefulSet/Indexed Job pod name like training-3, without leading zeros, or --ordinal N)' \
     "${base[@]}" --nodes 2 --hostname laptop --service training-svc
 bad 'namespace: not set, and the head'"'"'s DNS name needs it (set POD_NAMESPACE from the Downward API: valueFrom.fieldRef.fieldPath: metadata.namespace, or pass --namespace or --head-address)' \
     plan --host-root "$tree" --nodes 2 --hostname training-1
 bad '--checks: "lenient" is not valid (expected one of strict|warn|off)' "${base[@]}" --checks lenient
-bad '--join-timeout: "5 min" is not valid (expected a positive duration such as 300, 300s, 5m, 1h or 1500ms)' \
+bad '--join-timeout: "5 min" is not valid (expected a positive duration such as 300, 300s, 5m, 1h, 1m30s or 1500ms, at most 168h)' \
     "${base[@]}" --join-timeout "5 min"
-bad '--timeout: "0s" is not valid (expected a positive duration such as 300, 300s, 5m, 1h or 1500ms)' \
+bad '--timeout: "0s" is not valid (expected a positive duration such as 300, 300s, 5m, 1h, 1m30s or 1500ms, at most 168h)' \
     "${base[@]}" --timeout 0s
-bad '--shm-min: "64GB" is not valid (expected a size in bytes or with a suffix such as 64Gi, 512Mi, 60G)' \
+bad '--shm-min: "64GB" is not valid (expected a size in bytes or with a suffix such as 64Gi, 512Mi, 60G, from 0 to 1024Ti)' \
     "${base[@]}" --shm-min 64GB
 bad '--host-root: "/nonexistent/root" is not valid (expected a readable directory; No such file or directory)' \
     plan --host-root /nonexistent/root

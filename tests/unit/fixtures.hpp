@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
-#include "error.hpp"
-#include "pod_facts.hpp"
-#include "settings.hpp"
+#include "config/config.hpp"
+#include "util/fatal.hpp"
+#include "plan/pod_facts.hpp"
+#include "config/settings.hpp"
 
 namespace fixtures {
 
@@ -46,9 +46,16 @@ class NodeTree : public TempDir {
   }
 };
 
-// Settings as if given as flags (key → text), with `env` as the environment.
+// Settings as if given as flags (key → text), with `env` as the environment; every setting is
+// read, as `plan` and `run` read theirs.
 inline launcher::Config config(const std::map<std::string, std::string>& flags, const launcher::EnvMap& env = {}) {
-  return launcher::parse_config(launcher::RawSettings(flags, env));
+  return launcher::parse_config(launcher::RawSettings(flags, env), launcher::all_setting_keys());
+}
+
+// The limits of a well-configured EKS GPU pod, so that tests do not depend on the limits of the
+// machine running them (memlock is 8 MiB and cannot be raised on ours).
+inline launcher::util::ProcessLimits eks_limits() {
+  return {launcher::util::Limit{std::nullopt, std::nullopt}, launcher::util::Limit{1048576, 1048576}};
 }
 
 // The Fatal lines thrown by `f`, or {"<no error>"}.

@@ -50,7 +50,7 @@ expect_in head.err "DNS stage failing: $name: name not found"
 expect_in head.err "head GCS at $name:$port answered (Ray 2.9.0)"
 join nodes
 expect_rc 0 "wait (gRPC's resolver) once the name resolves"
-expect_in nodes.err "GCS at $name:$port not answering: UNAVAILABLE"
+expect_in nodes.err "GCS at $name:$port: not answering: UNAVAILABLE"
 expect_in nodes.err "1/1 nodes alive after"
 grep -q "query\[A\] $name" "$WORK/dnsmasq.log" || fail "dnsmasq saw no query for $name"
 echo "PASS"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Ray token auth: a GCS that requires `authorization: Bearer <token>` rejects wait/status/probes
-# without it (exit 64 with a hint, probes 1, liveness excepted) and accepts RAY_AUTH_TOKEN or
+# without it (exit 69 with a hint, probes 1, liveness excepted) and accepts RAY_AUTH_TOKEN or
 # RAY_AUTH_TOKEN_PATH. The token never appears in any output, even at debug level.
 source "$(dirname "$0")/lib.sh"
 export HOSTNAME=training-0
@@ -11,7 +11,7 @@ ctl add training-0 --head >/dev/null
 addr="127.0.0.1:$GCS_PORT"
 
 run no "$RAYLAUNCH_BIN" wait --address "$addr" --nodes 1 --timeout 10s --log-level debug
-expect_rc 64 "wait without a token"
+expect_rc 69 "wait without a token"
 expect_in no.err "rejected the request: UNAUTHENTICATED: InvalidAuthToken"
 expect_in no.err "set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH"
 [[ "$(counter calls.GetAllNodeInfo)" == 1 ]] || fail "UNAUTHENTICATED was retried"
@@ -26,7 +26,7 @@ expect_rc 0 "status with RAY_AUTH_TOKEN_PATH"
 expect_in file.out "1 alive"
 
 RAY_AUTH_TOKEN="wrong" run wrong "$RAYLAUNCH_BIN" status --address "$addr"
-expect_rc 64 "status with a wrong token"
+expect_rc 69 "status with a wrong token"
 expect_in wrong.err "UNAUTHENTICATED"
 expect_in wrong.err "the token from RAY_AUTH_TOKEN was refused"
 

@@ -13,7 +13,7 @@ ctl add training-0 --head >/dev/null
 ctl add training-1 >/dev/null
 join late
 expect_rc 0 "wait with a late GCS"
-expect_in late.err "GCS at 127.0.0.1:$port not answering: UNAVAILABLE"
+expect_in late.err "GCS at 127.0.0.1:$port: not answering: UNAVAILABLE"
 expect_in late.err "2/2 nodes alive after"
 
 # 2. The GCS restarts mid-wait and comes back empty; the raylets re-register.

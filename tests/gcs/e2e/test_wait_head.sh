@@ -35,10 +35,10 @@ expect_rc 0 "wait head, head up late"
 expect_in late.err "TCP connect stage failing"
 expect_in late.err "head GCS at 127.0.0.1:$port answered (Ray 2.49.2)"
 
-# Token required and not given: stops at once with exit 64.
+# Token required and not given: stops at once with exit 69 (retrying cannot help).
 start_gcs authed --token "t-$$"
 run auth "$RAYLAUNCH_BIN" wait head --address "127.0.0.1:$GCS_PORT" --timeout 10s
-expect_rc 64 "wait head without the token"
+expect_rc 69 "wait head without the token"
 expect_in auth.err "rejected the request: UNAUTHENTICATED"
 RAY_AUTH_TOKEN="t-$$" run auth2 "$RAYLAUNCH_BIN" wait head --address "127.0.0.1:$GCS_PORT" --timeout 10s
 expect_rc 0 "wait head with the token"

@@ -6,17 +6,21 @@
 #include <utility>
 #include <vector>
 
-#include "gcs/clock.hpp"
+#include "util/clock.hpp"
 
 namespace gcs_test {
 
 // Moves only when the code under test sleeps, or when a fake call "takes" time (`advance`).
-class FakeClock final : public launcher::gcs::Clock {
+class FakeClock final : public launcher::util::Clock {
  public:
   TimePoint now() override { return m_now; }
-  void sleep_for(std::chrono::milliseconds d) override {
+  bool sleep_for(std::chrono::milliseconds d, std::stop_token stop) override {
+    if (stop.stop_requested()) {
+      return false;
+    }
     m_now += d;
     m_slept.push_back(d);
+    return true;
   }
   void advance(std::chrono::milliseconds d) { m_now += d; }
   const std::vector<std::chrono::milliseconds>& slept() const { return m_slept; }

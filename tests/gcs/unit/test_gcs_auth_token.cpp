@@ -59,5 +59,37 @@ TEST_CASE("an empty token file is an error; an empty RAY_AUTH_TOKEN counts as un
   const TempFile f("\n");
   const auto t = load_auth_token({{"RAY_AUTH_TOKEN", ""}, {"RAY_AUTH_TOKEN_PATH", f.path}});
   REQUIRE_FALSE(t.ok());
-  CHECK(t.error() == "RAY_AUTH_TOKEN_PATH=" + f.path + ": the token file is empty (expected Ray's auth token)");
+  CHECK(t.error() == "RAY_AUTH_TOKEN_PATH=" + f.path + ": the token is not usable: it is empty (expected Ray's auth token)");
+}
+
+TEST_CASE("only the token file's first line is the token, as Ray's loader reads it") {
+  const TempFile f("tok-line-one\nsecond line\n");
+  const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", f.path}});
+  REQUIRE(t.ok());
+  CHECK(t.value()->value == "tok-line-one");
+}
+
+TEST_CASE("a token that cannot be an HTTP/2 header value is refused, naming the byte, never the token") {
+  const TempFile bom("\xef\xbb\xbf" "tok-with-bom\n");
+  const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", bom.path}});
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error() == "RAY_AUTH_TOKEN_PATH=" + bom.path +
+                         ": the token is not usable: byte 0 is not printable ASCII (a UTF-8 BOM?) (expected a token of "
+                         "letters, digits and punctuation, as Ray generates)");
+  CHECK(t.error().find("tok-with-bom") == std::string::npos);
+  const auto ctl = load_auth_token({{"RAY_AUTH_TOKEN", "abc\x01" "def"}});
+  REQUIRE_FALSE(ctl.ok());
+  CHECK(ctl.error().find("abc") == std::string::npos);
+  CHECK_FALSE(load_auth_token({{"RAY_AUTH_TOKEN", "two words"}}).ok());
+}
+
+TEST_CASE("a huge token file and a directory are refused without being read whole") {
+  const TempFile big(std::string(2 * 1024 * 1024, 'a'));
+  const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", big.path}});
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().find("larger than") != std::string::npos);
+  const auto dir = load_auth_token({{"RAY_AUTH_TOKEN_PATH", "/tmp"}});
+  REQUIRE_FALSE(dir.ok());
+  CHECK(dir.error() == "RAY_AUTH_TOKEN_PATH=/tmp: cannot read the token file: is a directory (mount the Secret there, "
+                       "or unset RAY_AUTH_TOKEN_PATH)");
 }

@@ -18,7 +18,7 @@ class ScriptedSource final : public NodeSource {
   ScriptedSource(FakeClock& clock, std::deque<Answer> script, std::chrono::milliseconds rpc_time = 2ms)
       : m_clock(clock), m_script(std::move(script)), m_rpc_time(rpc_time) {}
 
-  Answer poll(std::chrono::milliseconds timeout) override {
+  Answer poll(std::chrono::milliseconds timeout, std::stop_token /*stop*/) override {
     timeouts.push_back(timeout);
     m_clock.advance(std::min(m_rpc_time, timeout));
     return m_script.next();
@@ -54,7 +54,7 @@ JoinOptions four(std::chrono::milliseconds timeout = 60s) {
   JoinOptions o;
   o.nodes = 4;
   o.expected_names = {"training-0", "training-1", "training-2", "training-3"};
-  o.timeout = timeout;
+  o.wait.timeout = timeout;
   return o;
 }
 
@@ -65,8 +65,8 @@ TEST_CASE("joins as soon as N distinct pods are ALIVE, in or out of order") {
   ScriptedSource source(clock, {alive({"training-0"}), alive({"training-0", "training-3"}),
                                 alive({"training-0", "training-3", "training-1"}),
                                 alive({"training-0", "training-3", "training-1", "training-2"})});
-  const JoinResult r = wait_for_nodes(source, four(), clock);
-  CHECK(r.outcome == JoinOutcome::joined);
+  const JoinResult r = wait_for_nodes(source, four(), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::ready);
   CHECK(r.polls == 4);
   CHECK(r.last_count.distinct_alive() == 4);
 }
@@ -74,8 +74,8 @@ TEST_CASE("joins as soon as N distinct pods are ALIVE, in or out of order") {
 TEST_CASE("polls at most 4 times a second while the GCS answers") {
   FakeClock clock;
   ScriptedSource source(clock, {alive({"training-0"})});
-  const JoinResult r = wait_for_nodes(source, four(10s), clock);
-  CHECK(r.outcome == JoinOutcome::timed_out);
+  const JoinResult r = wait_for_nodes(source, four(10s), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::not_ready);
   const auto& slept = clock.slept();
   for (std::size_t i = 0; i + 1 < slept.size(); ++i) {  // the last sleep is cut at the deadline
     CHECK(slept[i] >= 275ms);
@@ -86,7 +86,7 @@ TEST_CASE("polls at most 4 times a second while the GCS answers") {
 TEST_CASE("a slow GCS is polled less often") {
   FakeClock clock;
   ScriptedSource source(clock, {alive({"training-0"})}, 100ms);
-  wait_for_nodes(source, four(10s), clock);
+  wait_for_nodes(source, four(10s), clock, {});
   REQUIRE_FALSE(clock.slept().empty());
   CHECK(clock.slept().front() == 1000ms);  // 10x the RPC time, within [275 ms, 2 s]
 }
@@ -94,8 +94,8 @@ TEST_CASE("a slow GCS is polled less often") {
 TEST_CASE("timeout names the missing pods and gives exit-75 outcome") {
   FakeClock clock;
   ScriptedSource source(clock, {alive({"training-0", "training-1", "training-3"})});
-  const JoinResult r = wait_for_nodes(source, four(5s), clock);
-  CHECK(r.outcome == JoinOutcome::timed_out);
+  const JoinResult r = wait_for_nodes(source, four(5s), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::not_ready);
   CHECK(r.reason == "join timed out after 5s: 3/4 nodes alive; missing: training-2");
   CHECK(r.elapsed >= 5s);
   CHECK(r.elapsed < 6s);
@@ -104,8 +104,8 @@ TEST_CASE("timeout names the missing pods and gives exit-75 outcome") {
 TEST_CASE("an unreachable GCS is retried with capped backoff, then reported as unreachable") {
   FakeClock clock;
   ScriptedSource source(clock, {error(14)});
-  const JoinResult r = wait_for_nodes(source, four(30s), clock);
-  CHECK(r.outcome == JoinOutcome::unreachable);
+  const JoinResult r = wait_for_nodes(source, four(30s), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::unreachable);
   CHECK_FALSE(r.answered);
   CHECK(r.reason == "GCS at fake:6379 unreachable at the 30s deadline: UNAVAILABLE: connection refused "
                     "(it never answered)");
@@ -124,16 +124,16 @@ TEST_CASE("survives a GCS that comes up late, restarts, and answers DEADLINE_EXC
   ScriptedSource source(clock, {error(14), error(14), alive({"training-0", "training-1"}), error(14, "restarting"),
                                 error(4, "Deadline Exceeded"), alive({"training-0", "training-1", "training-2"}),
                                 alive({"training-0", "training-1", "training-2", "training-3"})});
-  const JoinResult r = wait_for_nodes(source, four(), clock);
-  CHECK(r.outcome == JoinOutcome::joined);
+  const JoinResult r = wait_for_nodes(source, four(), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::ready);
   CHECK(r.polls == 7);
 }
 
 TEST_CASE("a GCS that answered before but not at the deadline is unreachable, with the last count") {
   FakeClock clock;
   ScriptedSource source(clock, {alive({"training-0", "training-1"}), error(14)});
-  const JoinResult r = wait_for_nodes(source, four(10s), clock);
-  CHECK(r.outcome == JoinOutcome::unreachable);
+  const JoinResult r = wait_for_nodes(source, four(10s), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::unreachable);
   CHECK(r.answered);
   CHECK(r.reason == "GCS at fake:6379 unreachable at the 10s deadline: UNAVAILABLE: connection refused "
                     "(last answer: 2/4 nodes alive; missing: training-2, training-3)");
@@ -142,8 +142,8 @@ TEST_CASE("a GCS that answered before but not at the deadline is unreachable, wi
 TEST_CASE("UNAUTHENTICATED stops at once: retrying cannot help") {
   FakeClock clock;
   ScriptedSource source(clock, {error(16, "InvalidAuthToken: Authentication required")});
-  const JoinResult r = wait_for_nodes(source, four(), clock);
-  CHECK(r.outcome == JoinOutcome::rejected);
+  const JoinResult r = wait_for_nodes(source, four(), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::refused);
   CHECK(r.polls == 1);
   CHECK(r.reason ==
         "GCS at fake:6379 rejected the request: UNAUTHENTICATED: InvalidAuthToken: Authentication required");
@@ -154,8 +154,8 @@ TEST_CASE("a GcsStatus error keeps the channel and retries") {
   ScriptedSource source(clock, {Answer::failure(RpcError{0, 4, "Invalid"}), alive({"a", "b", "c", "d"})});
   JoinOptions o = four();
   o.expected_names.clear();
-  const JoinResult r = wait_for_nodes(source, o, clock);
-  CHECK(r.outcome == JoinOutcome::joined);
+  const JoinResult r = wait_for_nodes(source, o, clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::ready);
   CHECK(source.resets == 0);
 }
 
@@ -163,10 +163,35 @@ TEST_CASE("per-RPC deadline never runs past the overall deadline") {
   FakeClock clock;
   ScriptedSource source(clock, {error(14)});
   JoinOptions o = four(3s);
-  wait_for_nodes(source, o, clock);
+  wait_for_nodes(source, o, clock, {});
   CHECK(source.timeouts.front() == 3s);
   for (auto t : source.timeouts) {
     CHECK(t <= 3s);
     CHECK(t >= 1ms);
   }
+}
+
+TEST_CASE("a stop request ends the barrier within one poll interval, as stopped") {
+  FakeClock clock;
+  std::stop_source stop;
+  int polls = 0;
+  class StoppingSource final : public NodeSource {
+   public:
+    StoppingSource(std::stop_source& s, int& n) : m_stop(s), m_polls(n) {}
+    Answer poll(std::chrono::milliseconds, std::stop_token) override {
+      if (++m_polls == 3) {
+        m_stop.request_stop();  // SIGTERM arrives while the third poll is in flight
+      }
+      return alive({"training-0"});
+    }
+    std::string describe() const override { return "GCS at fake:6379"; }
+
+   private:
+    std::stop_source& m_stop;
+    int& m_polls;
+  } source(stop, polls);
+  const JoinResult r = wait_for_nodes(source, four(), clock, stop.get_token());
+  CHECK(r.end == launcher::util::WaitEnd::stopped);
+  CHECK(polls == 3);  // no poll after the stop
+  CHECK(r.reason == "join barrier stopped after 550ms: 1/4 nodes alive; missing: training-1, training-2, training-3");
 }

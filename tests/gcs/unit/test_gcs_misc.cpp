@@ -1,56 +1,16 @@
 #include <catch2/catch.hpp>
 
-#include "gcs/backoff.hpp"
-#include "gcs/dns_lookup.hpp"
 #include "gcs/gcs_channel.hpp"
 #include "gcs/status_render.hpp"
 
 using namespace launcher::gcs;
 using namespace std::chrono_literals;
 
-TEST_CASE("Backoff doubles from min to max, with jitter, and resets") {
-  Backoff b(250ms, 2000ms, 0.2, 42);
-  const auto first = b.next();
-  CHECK(first >= 250ms);
-  CHECK(first <= 300ms);
-  const auto second = b.next();
-  CHECK(second >= 400ms);
-  CHECK(second <= 600ms);
-  for (int i = 0; i < 10; ++i) {
-    const auto d = b.next();
-    CHECK(d >= 250ms);
-    CHECK(d <= 2000ms);
-  }
-  CHECK(b.next() >= 1600ms);
-  b.reset();
-  CHECK(b.next() <= 300ms);
-}
-
-TEST_CASE("split_host_port") {
-  CHECK(split_host_port("training-0.training.ml.svc.cluster.local:6379")->host ==
-        "training-0.training.ml.svc.cluster.local");
-  CHECK(split_host_port("10.0.0.1:6379")->port == 6379);
-  CHECK(split_host_port("[::1]:6379")->host == "::1");
-  CHECK_FALSE(split_host_port("host").ok());
-  CHECK_FALSE(split_host_port(":6379").ok());
-  CHECK_FALSE(split_host_port("host:0").ok());
-  CHECK_FALSE(split_host_port("host:http").ok());
-}
-
 TEST_CASE("RpcError describes itself in one line") {
   CHECK(RpcError{14, 0, "failed to connect"}.describe() == "UNAVAILABLE: failed to connect");
   CHECK(RpcError{4, 0, ""}.describe() == "DEADLINE_EXCEEDED");
   CHECK(RpcError{0, 4, "Invalid"}.describe() == "GCS status 4: Invalid");
   CHECK(RpcError{16, 0, "x"}.unauthenticated());
-}
-
-TEST_CASE("resolve_host: IP literals and /etc/hosts through c-ares, no NSS") {
-  const auto ip = resolve_host("127.0.0.1", 1000ms);
-  REQUIRE(ip.ok());
-  CHECK(ip.value() == std::vector<std::string>{"127.0.0.1"});
-  const auto bad = resolve_host("no-such-host.invalid", 2000ms);
-  REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().rfind("no-such-host.invalid: ", 0) == 0);
 }
 
 TEST_CASE("status renders a stable JSON shape and a readable table") {

@@ -1,0 +1,59 @@
+#include <spdlog/spdlog.h>
+
+#include "app/commands.hpp"
+#include "app/gcs_target.hpp"
+#include "app/outcome.hpp"
+#include "app/stop_on_signal.hpp"
+#include "gcs/gcs_node_source.hpp"
+#include "gcs/head_wait.hpp"
+#include "gcs/join_barrier.hpp"
+#include "util/fatal.hpp"
+
+namespace launcher {
+
+namespace {
+
+// Worker side: DNS, TCP and CheckAlive until the head's GCS answers (what `run` does on a
+// worker before `ray start`, whose own GCS retries give up after ~20 s).
+int wait_for_head(const Config& config, const GcsTarget& target, const std::optional<gcs::AuthToken>& token) {
+  const auto head = net::parse_host_port(target.address);
+  if (!head) {
+    throw Fatal(exit_code::usage, bad_setting("address", target.address, head.error()));
+  }
+  const net::StagedCheck check = gcs::head_gcs_check(head.value(), token);
+  util::SteadyClock clock;
+  const StopOnSignal signals;
+  const gcs::HeadWaitResult result = gcs::wait_for_head(
+      "head GCS at " + head->text(), [&](auto timeout, auto stop) { return check.attempt(timeout, stop); },
+      gcs::head_wait_options(config.join_timeout), clock, signals.token());
+  const std::string hint = result.end == util::WaitEnd::refused ? auth_hint(token) : "";
+  return finish_wait(result.end, result.reason + hint, signals.signal());
+}
+
+// Head side: the join barrier, N distinct ALIVE pods in the GCS node table.
+int wait_for_nodes(const Config& config, const GcsTarget& target, const std::optional<gcs::AuthToken>& token) {
+  gcs::GcsNodeSource source(target.address, token);
+  gcs::JoinOptions options;
+  options.nodes = config.nodes;
+  options.expected_names = target.expected_names;
+  options.wait.timeout = config.join_timeout;
+  util::SteadyClock clock;
+  const StopOnSignal signals;
+  const gcs::JoinResult result = gcs::wait_for_nodes(source, options, clock, signals.token());
+  const std::string hint = result.end == util::WaitEnd::refused ? auth_hint(token) : "";
+  return finish_wait(result.end, result.reason + hint, signals.signal());
+}
+
+}  // namespace
+
+int cmd_wait(const Invocation& inv) {
+  const std::optional<gcs::AuthToken> token = auth_token_or_fatal(inv.env);
+  const GcsTarget target = resolve_gcs_target(inv.config, inv.env);
+  if (token) {
+    spdlog::debug("sending Ray's auth token from {}", token->source);
+  }
+  return inv.argument == "head" ? wait_for_head(inv.config, target, token)
+                                : wait_for_nodes(inv.config, target, token);
+}
+
+}  // namespace launcher

@@ -1,0 +1,43 @@
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "app/process_setup.hpp"
+#include "config/config.hpp"
+
+namespace launcher {
+
+// One parsed command line: the command's settings (validated), the environment, the launch
+// command after `--`, and the command's positional argument ("head", "liveness", …).
+struct Invocation {
+  Config config;
+  EnvMap env;
+  std::vector<std::string> command;
+  std::string argument;
+};
+
+// One row per subcommand: what it is called, which settings it reads (and so validates: a bad
+// value of any other setting is ignored), how it treats signals, and the function that runs
+// it and returns the process exit code.
+struct CommandSpec {
+  std::string_view name;
+  std::string_view help;
+  std::vector<std::string_view> settings;
+  SignalMode signals = SignalMode::defaults;
+  std::string_view argument;                 // positional argument's name; "" for none
+  std::vector<std::string> argument_choices;  // the first is the default when optional
+  bool argument_required = false;
+  bool takes_command = false;                // `-- COMMAND [ARGS...]`
+  int (*run)(const Invocation&) = nullptr;
+};
+
+const std::vector<CommandSpec>& command_table();
+
+int cmd_version(const Invocation& inv);
+int cmd_plan(const Invocation& inv);
+int cmd_wait(const Invocation& inv);
+int cmd_status(const Invocation& inv);
+int cmd_probe(const Invocation& inv);
+
+}  // namespace launcher

@@ -1,0 +1,67 @@
+#include "app/logging.hpp"
+
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "util/json.hpp"
+#include "util/redact.hpp"
+#include "util/strings.hpp"
+
+namespace launcher {
+
+namespace {
+
+constexpr std::size_t k_max_message = 8192;
+
+// Formats one record: the payload redacted and escaped first, then text or JSON around it.
+class SafeFormatter final : public spdlog::formatter {
+ public:
+  explicit SafeFormatter(LogFormat format)
+      : m_format(format),
+        m_prefix(format == LogFormat::json ? "%Y-%m-%dT%H:%M:%S.%e%z" : "%Y-%m-%dT%H:%M:%S.%e [%l raylaunch %P] ",
+                 spdlog::pattern_time_type::local, "") {}
+
+  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+    const std::string payload(msg.payload.data(), msg.payload.size());
+    const std::string text = util::printable(util::redact(payload), k_max_message);
+    spdlog::details::log_msg empty = msg;
+    empty.payload = "";
+    spdlog::memory_buf_t prefix;
+    m_prefix.format(empty, prefix);
+    std::string line;
+    if (m_format == LogFormat::json) {
+      util::Json doc;
+      doc["time"] = std::string(prefix.data(), prefix.size());
+      doc["level"] = std::string(spdlog::level::to_string_view(msg.level).data(),
+                                 spdlog::level::to_string_view(msg.level).size());
+      doc["pid"] = static_cast<long>(spdlog::details::os::pid());
+      doc["msg"] = util::redact(payload);  // JSON escapes control bytes itself
+      line = util::json_text(doc, -1);
+    } else {
+      line = std::string(prefix.data(), prefix.size()) + text;
+    }
+    line += '\n';
+    dest.append(line.data(), line.data() + line.size());
+  }
+
+  std::unique_ptr<spdlog::formatter> clone() const override { return std::make_unique<SafeFormatter>(m_format); }
+
+ private:
+  LogFormat m_format;
+  spdlog::pattern_formatter m_prefix;
+};
+
+}  // namespace
+
+void setup_logging(LogFormat format, const std::string& level) {
+  std::shared_ptr<spdlog::logger> logger = spdlog::get("raylaunch");
+  if (!logger) {
+    logger = spdlog::stderr_logger_mt("raylaunch");
+  }
+  logger->set_formatter(std::make_unique<SafeFormatter>(format));
+  logger->set_level(spdlog::level::from_str(level));
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace launcher

@@ -1,0 +1,30 @@
+#include "app/process_setup.hpp"
+
+#include <pthread.h>
+
+#include "app/logging.hpp"
+#include "gcs/gcs_channel.hpp"
+
+namespace launcher {
+
+const sigset_t& handled_signals() {
+  static const sigset_t set = [] {
+    sigset_t s;
+    sigemptyset(&s);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD}) {
+      sigaddset(&s, sig);
+    }
+    return s;
+  }();
+  return set;
+}
+
+void setup_process(const Config& config, SignalMode mode) {
+  if (mode == SignalMode::handled) {
+    pthread_sigmask(SIG_BLOCK, &handled_signals(), nullptr);
+  }
+  setup_logging(config.log_format, config.log_level);
+  gcs::route_grpc_logs();
+}
+
+}  // namespace launcher

@@ -1,0 +1,316 @@
+#include "config/config.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+#include "net/dns_name.hpp"
+#include "util/fatal.hpp"
+#include "util/parse.hpp"
+
+namespace launcher {
+
+const char* to_string(ChecksPolicy p) {
+  switch (p) {
+    case ChecksPolicy::strict:
+      return "strict";
+    case ChecksPolicy::warn:
+      return "warn";
+    case ChecksPolicy::off:
+      return "off";
+  }
+  return "?";
+}
+
+const char* to_string(OnSuccess o) { return o == OnSuccess::stay ? "stay" : "exit"; }
+
+namespace {
+
+// Ray's floor and a sanity ceiling for the object store: OBJECT_STORE_MINIMUM_MEMORY_BYTES =
+// 75 MiB (ray_constants.py); 0 would make Ray fall back to its own 95 %-of-shm default.
+constexpr std::uint64_t k_min_object_store = 75ULL << 20;
+constexpr std::uint64_t k_max_bytes = 1ULL << 50;  // 1 PiB: larger is a typo
+constexpr std::int64_t k_max_nodes = 100'000;
+
+// `ray start` options raylaunch owns: giving them in RAYLAUNCH_RAY_ARGS would break the join
+// barrier, readiness or the worker liveness probe, so each names the setting to use instead.
+struct OwnedOption {
+  const char* option;
+  const char* instead;
+};
+constexpr OwnedOption k_owned_ray_options[] = {
+    {"--head", "the pod's ordinal (0 is the head)"},
+    {"--address", "RAYLAUNCH_HEAD_ADDRESS"},
+    {"--port", "RAYLAUNCH_RAY_PORT"},
+    {"--node-name", "the pod hostname (the join barrier counts pods by it)"},
+    {"--node-manager-port", "RAYLAUNCH_NODE_MANAGER_PORT"},
+    {"--metrics-export-port", "RAYLAUNCH_METRICS_EXPORT_PORT"},
+    {"--block", "nothing: raylaunch always supervises ray start"},
+    {"--redis-password", "REDIS_PASSWORD (never on a command line)"},
+};
+
+using Apply = std::function<std::string(const std::string&)>;
+
+class Parser {
+ public:
+  Parser(const RawSettings& raw, const std::vector<std::string_view>& keys) : m_raw(raw), m_keys(keys) {}
+
+  // Applies the given value, or the default; `apply` returns "" or an "expected …" phrase.
+  void field(const char* key, const Apply& apply) {
+    const SettingSpec& spec = setting_spec(key);
+    const bool used = std::find(m_keys.begin(), m_keys.end(), std::string_view(key)) != m_keys.end();
+    const auto value = used ? m_raw.get(key) : std::nullopt;
+    if (!value) {
+      if (!spec.default_value.empty()) {
+        const std::string err = apply(std::string(spec.default_value));
+        if (!err.empty()) {
+          throw std::logic_error("bad default for " + std::string(key) + ": " + err);
+        }
+      }
+      return;
+    }
+    const std::string expected = apply(value->text);
+    if (!expected.empty()) {
+      m_problems.push_back(bad_setting(value->source, spec.secret ? "<redacted>" : value->text, expected));
+    }
+  }
+
+  void problem(std::string line) { m_problems.push_back(std::move(line)); }
+  const std::vector<std::string>& problems() const { return m_problems; }
+
+ private:
+  const RawSettings& m_raw;
+  const std::vector<std::string_view>& m_keys;
+  std::vector<std::string> m_problems;
+};
+
+Apply int_in(std::int64_t min, std::int64_t max, int& out) {
+  return [min, max, &out](const std::string& text) {
+    const auto v = util::parse_int(text, min, max);
+    if (!v) {
+      return v.error();
+    }
+    out = static_cast<int>(*v);
+    return std::string();
+  };
+}
+
+Apply opt_int_in(std::int64_t min, std::int64_t max, std::optional<int>& out) {
+  return [min, max, &out](const std::string& text) {
+    const auto v = util::parse_int(text, min, max);
+    if (!v) {
+      return v.error();
+    }
+    out = static_cast<int>(*v);
+    return std::string();
+  };
+}
+
+Apply size_in(std::uint64_t min, std::uint64_t max, std::optional<std::uint64_t>& out) {
+  return [min, max, &out](const std::string& text) {
+    const auto v = util::parse_size(text);
+    if (!v || *v < min || *v > max) {
+      return (v ? std::string("a size from ") : v.error() + ", from ") + util::format_size(min) + " to " +
+             util::format_size(max);
+    }
+    out = *v;
+    return std::string();
+  };
+}
+
+Apply duration(std::chrono::milliseconds& out) {
+  return [&out](const std::string& text) {
+    const auto v = util::parse_duration(text);
+    if (!v) {
+      return v.error();
+    }
+    out = *v;
+    return std::string();
+  };
+}
+
+// A Kubernetes name: `check` is net::is_dns_label or net::is_dns_subdomain.
+Apply dns_name(bool (*check)(std::string_view), const char* what, std::optional<std::string>& out) {
+  return [check, what, &out](const std::string& text) {
+    if (!check(text)) {
+      return std::string(what);
+    }
+    out = text;
+    return std::string();
+  };
+}
+
+template <typename Enum>
+Apply one_of(std::initializer_list<std::pair<const char*, Enum>> choices, Enum& out) {
+  return [choices, &out](const std::string& text) {
+    std::string names;
+    for (const auto& [name, value] : choices) {
+      if (text == name) {
+        out = value;
+        return std::string();
+      }
+      names += names.empty() ? "" : "|";
+      names += name;
+    }
+    return "one of " + names;
+  };
+}
+
+std::string check_ray_args(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    const std::string name = arg.substr(0, arg.find('='));
+    for (const OwnedOption& owned : k_owned_ray_options) {
+      if (name == owned.option) {
+        return "ray start options other than " + name + ", which raylaunch sets itself (use " + owned.instead + ")";
+      }
+    }
+  }
+  return "";
+}
+
+// Ports that share one pod's network namespace must differ: the GCS, the raylet, Ray's
+// metrics and raylaunch's health endpoint.
+void check_ports(const Config& c, Parser& p, const std::vector<std::string_view>& keys) {
+  const auto used = [&](std::string_view k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); };
+  std::vector<std::pair<const char*, int>> ports;
+  for (const auto& [key, port] : {std::pair<const char*, int>{"ray_port", c.ray_port},
+                                  {"node_manager_port", c.node_manager_port},
+                                  {"metrics_export_port", c.metrics_export_port},
+                                  {"health_port", c.health_port}}) {
+    if (used(key) && port > 0) {
+      ports.emplace_back(key, port);
+    }
+  }
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    for (std::size_t j = i + 1; j < ports.size(); ++j) {
+      if (ports[i].second == ports[j].second) {
+        p.problem(std::string(canonical_flag(setting_spec(ports[i].first))) + " and " +
+                  std::string(canonical_flag(setting_spec(ports[j].first))) + " are both " +
+                  std::to_string(ports[i].second) + " (expected different ports: they share the pod's network)");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string Config::source_of(const std::string& key) const {
+  if (auto it = sources.find(key); it != sources.end()) {
+    return it->second;
+  }
+  return "default";
+}
+
+std::vector<std::string_view> all_setting_keys() {
+  std::vector<std::string_view> keys;
+  for (const SettingSpec& spec : setting_specs()) {
+    keys.push_back(spec.key);
+  }
+  return keys;
+}
+
+Config parse_config(const RawSettings& raw, const std::vector<std::string_view>& keys) {
+  Config c;
+  for (std::string_view key : keys) {
+    if (auto value = raw.get(key)) {
+      c.sources[std::string(key)] = value->source;
+    }
+  }
+  Parser p(raw, keys);
+  p.field("nodes", int_in(1, k_max_nodes, c.nodes));
+  p.field("ordinal", opt_int_in(0, k_max_nodes - 1, c.ordinal));
+  p.field("hostname", dns_name(net::is_dns_label, "a pod host name such as training-3 (a DNS label: a-z, 0-9, '-', "
+                                                  "at most 63 characters)",
+                               c.hostname));
+  p.field("namespace", dns_name(net::is_dns_label, "a Kubernetes namespace (a DNS label)", c.namespace_name));
+  p.field("service", dns_name(net::is_dns_label, "a Service name (a DNS label)", c.service));
+  p.field("cluster_domain",
+          dns_name(net::is_dns_subdomain, "a DNS domain such as cluster.local", c.cluster_domain));
+  p.field("head_address", [&](const std::string& t) {
+    const auto hp = net::parse_host_port(t, 0);
+    if (!hp) {
+      return hp.error();
+    }
+    c.head_host = hp->host;
+    if (hp->port != 0) {
+      c.head_port = hp->port;
+    }
+    return std::string();
+  });
+  p.field("ray_port", int_in(1, 65535, c.ray_port));
+  p.field("node_manager_port", int_in(1, 65535, c.node_manager_port));
+  p.field("metrics_export_port", int_in(1, 65535, c.metrics_export_port));
+  p.field("join_timeout", duration(c.join_timeout));
+  p.field("ray", [&](const std::string& t) {
+    c.ray = t;
+    return util::printable(t) != t || t.find(' ') != std::string::npos ? std::string("a program name or path")
+                                                                       : std::string();
+  });
+  p.field("ray_args", [&](const std::string& t) {
+    if (util::printable(t) != t) {
+      return std::string("printable ray start arguments");
+    }
+    c.ray_args = util::split_words(t);
+    return check_ray_args(c.ray_args);
+  });
+  p.field("object_store_memory", size_in(k_min_object_store, k_max_bytes, c.object_store_memory));
+  p.field("venv", [&](const std::string& t) {
+    if (t.empty() || t.front() != '/' || util::printable(t) != t) {
+      return std::string("an absolute path to a virtualenv directory such as /opt/venv/openvla");
+    }
+    c.venv = t;
+    return std::string();
+  });
+  p.field("checks", one_of<ChecksPolicy>(
+                        {{"strict", ChecksPolicy::strict}, {"warn", ChecksPolicy::warn}, {"off", ChecksPolicy::off}},
+                        c.checks));
+  p.field("gpus", opt_int_in(0, 64, c.gpus));
+  p.field("efa", opt_int_in(0, 64, c.efa));
+  p.field("shm_min", size_in(0, k_max_bytes, c.shm_min));
+  p.field("host_root", [&](const std::string& t) {
+    c.host_root = t;
+    return t.empty() || t.front() != '/' || util::printable(t) != t ? std::string("an absolute directory path") : std::string();
+  });
+  p.field("address", [&](const std::string& t) {
+    const auto hp = net::parse_host_port(t);
+    if (!hp) {
+      return hp.error();
+    }
+    c.address = *hp;
+    return std::string();
+  });
+  p.field("probe_timeout", duration(c.probe_timeout));
+  p.field("on_success", one_of<OnSuccess>({{"exit", OnSuccess::exit}, {"stay", OnSuccess::stay}}, c.on_success));
+  p.field("health_port", int_in(0, 65535, c.health_port));
+  p.field("term_grace", duration(c.term_grace));
+  p.field("ray_stop_grace", duration(c.ray_stop_grace));
+  p.field("exec", one_of<bool>({{"true", true}, {"false", false}}, c.exec));
+  p.field("termination_log", [&](const std::string& t) {
+    c.termination_log = t;
+    return t.empty() || t.front() != '/' || util::printable(t) != t ? std::string("an absolute file path") : std::string();
+  });
+  p.field("output", one_of<OutputFormat>({{"text", OutputFormat::text}, {"json", OutputFormat::json}}, c.output));
+  p.field("log_format", one_of<LogFormat>({{"text", LogFormat::text}, {"json", LogFormat::json}}, c.log_format));
+  p.field("log_level", [&](const std::string& t) {
+    for (const char* level : {"debug", "info", "warn", "error"}) {
+      if (t == level) {
+        c.log_level = t;
+        return std::string();
+      }
+    }
+    return std::string("one of debug|info|warn|error");
+  });
+
+  if (c.ordinal && *c.ordinal >= c.nodes) {
+    p.problem(c.source_of("ordinal") + ": ordinal " + std::to_string(*c.ordinal) + " is not below nodes=" +
+              std::to_string(c.nodes) + " (expected 0.." + std::to_string(c.nodes - 1) +
+              "; set RAYLAUNCH_NODES to the replica count)");
+  }
+  check_ports(c, p, keys);
+  if (!p.problems().empty()) {
+    throw Fatal(exit_code::usage, p.problems());
+  }
+  return c;
+}
+
+}  // namespace launcher

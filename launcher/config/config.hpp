@@ -1,0 +1,75 @@
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/settings.hpp"
+#include "net/host_port.hpp"
+
+namespace launcher {
+
+enum class ChecksPolicy { strict, warn, off };
+enum class OutputFormat { text, json };
+enum class LogFormat { text, json };
+enum class OnSuccess { exit, stay };
+
+const char* to_string(ChecksPolicy p);
+const char* to_string(OnSuccess o);
+
+// Typed, validated settings. Every field holds the table's default unless the setting was
+// given (settings.cpp is the only place defaults are written); optional fields have no fixed
+// default: the planner settles them from pod facts and reports where each came from.
+struct Config {
+  int nodes = 0;
+  std::optional<int> ordinal;
+  std::optional<std::string> hostname;
+  std::optional<std::string> namespace_name;
+  std::optional<std::string> service;
+  std::optional<std::string> cluster_domain;
+  std::optional<std::string> head_host;  // --head-address without its port
+  std::optional<int> head_port;          // --head-address's port, when it had one
+  int ray_port = 0;
+  int node_manager_port = 0;
+  int metrics_export_port = 0;
+  std::chrono::milliseconds join_timeout{0};
+  std::string ray;
+  std::vector<std::string> ray_args;
+  std::optional<std::uint64_t> object_store_memory;
+  std::optional<std::string> venv;
+  ChecksPolicy checks = ChecksPolicy::strict;
+  std::optional<int> gpus;
+  std::optional<int> efa;
+  std::optional<std::uint64_t> shm_min;
+  std::string host_root;
+  std::optional<net::HostPort> address;
+  std::chrono::milliseconds probe_timeout{0};
+  OnSuccess on_success = OnSuccess::exit;
+  int health_port = 0;
+  std::chrono::milliseconds term_grace{0};
+  std::chrono::milliseconds ray_stop_grace{0};
+  bool exec = false;
+  std::string termination_log;
+  OutputFormat output = OutputFormat::text;
+  LogFormat log_format = LogFormat::text;
+  std::string log_level;
+
+  // Where each given setting came from ("--nodes" or "RAYLAUNCH_NODES").
+  std::map<std::string, std::string> sources;
+  // That source, or "default" for a setting nobody gave.
+  std::string source_of(const std::string& key) const;
+};
+
+// Parses the settings named by `keys` (the ones a command uses) from `raw`; every other
+// setting keeps its default, whatever the environment says: a typo in an unrelated variable
+// must not fail a liveness probe. Collects *all* problems, then throws one Fatal(64) whose
+// lines each name the setting, its source, the bad value and what is expected.
+Config parse_config(const RawSettings& raw, const std::vector<std::string_view>& keys);
+
+// Every key in the table: what tests and `plan --help` use.
+std::vector<std::string_view> all_setting_keys();
+
+}  // namespace launcher

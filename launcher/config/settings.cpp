@@ -1,0 +1,108 @@
+#include "config/settings.hpp"
+
+#include <stdexcept>
+
+namespace launcher {
+
+const std::vector<SettingSpec>& setting_specs() {
+  // Defaults cite where they come from when the number is Ray's or Kubernetes'.
+  static const std::vector<SettingSpec> specs = {
+      // Cluster shape and identity.
+      {"nodes", "--nodes", "RAYLAUNCH_NODES", "1", "", "total pods (Ray nodes) in the job, head included"},
+      {"ordinal", "--ordinal", "RAYLAUNCH_ORDINAL", "", "JOB_COMPLETION_INDEX, else the hostname's -N suffix",
+       "this pod's index: 0 is the head, 1..nodes-1 are workers"},
+      {"hostname", "--hostname", "HOSTNAME", "", "gethostname()", "this pod's hostname (also Ray's --node-name)"},
+      {"namespace", "--namespace", "POD_NAMESPACE", "", "none (set it from the Downward API)",
+       "Kubernetes namespace of the pods, for the head's DNS name"},
+      {"service", "--service", "RAYLAUNCH_SERVICE", "", "the subdomain of this pod's FQDN in /etc/hosts",
+       "headless Service that gives the pods DNS names"},
+      {"cluster_domain", "--cluster-domain", "RAYLAUNCH_CLUSTER_DOMAIN", "",
+       "from /etc/hosts or /etc/resolv.conf, else cluster.local", "Kubernetes cluster DNS domain"},
+      {"head_address", "--head-address", "RAYLAUNCH_HEAD_ADDRESS", "", "<base>-0.<service>.<namespace>.svc.<domain>",
+       "the head's host[:port] (IPv6 in brackets), instead of deriving it; the port defaults to --ray-port"},
+      // Ray's DEFAULT_PORT (python/ray/_private/ray_constants.py).
+      {"ray_port", "--ray-port", "RAYLAUNCH_RAY_PORT", "6379", "", "GCS port of the head (ray start --port)"},
+      // Ours: Ray's default is 0 (random), which no probe can find.
+      {"node_manager_port", "--node-manager-port", "RAYLAUNCH_NODE_MANAGER_PORT", "6380", "",
+       "raylet gRPC port, pinned so the worker liveness probe can find it"},
+      // KubeRay's metrics port (ray start --metrics-export-port=8080).
+      {"metrics_export_port", "--metrics-export-port", "RAYLAUNCH_METRICS_EXPORT_PORT", "8080", "",
+       "Ray's Prometheus metrics port (ray start --metrics-export-port)"},
+      {"join_timeout", "--join-timeout,--timeout", "RAYLAUNCH_JOIN_TIMEOUT", "300s", "",
+       "how long the head waits for every node, and a worker for its head (300, 300s, 5m, 1m30s)"},
+      // Ray.
+      {"ray", "--ray", "RAYLAUNCH_RAY", "ray", "", "the ray CLI: a path, or a name looked up on PATH"},
+      {"ray_args", "--ray-args", "RAYLAUNCH_RAY_ARGS", "", "none",
+       "extra `ray start` arguments, space-separated; appended, and they win (except the options raylaunch owns)"},
+      {"object_store_memory", "--object-store-memory", "RAYLAUNCH_OBJECT_STORE_MEMORY", "",
+       "/dev/shm minus headroom for NCCL and DataLoader", "Ray object store size (bytes, 56Gi, 60G)"},
+      {"venv", "--venv", "RAYLAUNCH_VENV", "", "none",
+       "a Python virtualenv: <venv>/bin goes first on PATH and VIRTUAL_ENV is set, for ray start and the command"},
+      // Node checks.
+      {"checks", "--checks", "RAYLAUNCH_CHECKS", "strict", "",
+       "node check policy: strict (a failure stops, exit 78), warn, off"},
+      {"gpus", "--gpus", "RAYLAUNCH_GPUS", "", "from the instance type, else what is found",
+       "GPUs this pod is expected to see"},
+      {"efa", "--efa", "RAYLAUNCH_EFA", "", "from the instance type, else what is found",
+       "EFA devices this pod is expected to see"},
+      {"shm_min", "--shm-min", "RAYLAUNCH_SHM_MIN", "", "64Gi when GPUs are expected, else 1Gi",
+       "smallest acceptable /dev/shm"},
+      {"host_root", "--host-root", "RAYLAUNCH_HOST_ROOT", "/", "",
+       "prefix for reads of node facts under /sys, /dev, /proc/driver, /proc/meminfo, /etc (plan, run)"},
+      // GCS client.
+      {"address", "--address", "RAYLAUNCH_GCS_ADDRESS", "", "this pod's head address",
+       "GCS address HOST:PORT for wait and status"},
+      {"probe_timeout", "--probe-timeout", "RAYLAUNCH_PROBE_TIMEOUT", "1s", "",
+       "deadline of one probe; keep it below the kubelet's timeoutSeconds"},
+      // Supervisor (run).
+      {"on_success", "--on-success", "RAYLAUNCH_ON_SUCCESS", "exit", "",
+       "after the command exits 0 on the head: exit (Jobs), or stay up until SIGTERM (StatefulSets)"},
+      {"health_port", "--health-port", "RAYLAUNCH_HEALTH_PORT", "0", "",
+       "serve /livez, /readyz and /metrics over HTTP on this port (0: off)"},
+      {"term_grace", "--term-grace", "RAYLAUNCH_TERM_GRACE", "30s", "",
+       "after SIGTERM, how long the command gets before SIGKILL"},
+      {"ray_stop_grace", "--ray-stop-grace", "RAYLAUNCH_RAY_STOP_GRACE", "15s", "",
+       "how long `ray start --block` gets to stop Ray's processes after SIGTERM before SIGKILL"},
+      {"exec", "--exec", "RAYLAUNCH_EXEC", "false", "",
+       "true: after the barrier, replace raylaunch with the command (execve), for images with their own init"},
+      // Kubernetes' default terminationMessagePath.
+      {"termination_log", "--termination-log", "RAYLAUNCH_TERMINATION_LOG", "/dev/termination-log", "",
+       "file for the one-line reason raylaunch exited (Kubernetes termination message)"},
+      // Output.
+      {"output", "--output", "RAYLAUNCH_OUTPUT", "text", "", "output of plan and status: text or json"},
+      {"log_format", "--log-format", "RAYLAUNCH_LOG_FORMAT", "text", "", "log lines on stderr: text or json"},
+      {"log_level", "--log-level", "RAYLAUNCH_LOG_LEVEL", "info", "", "debug, info, warn or error"},
+  };
+  return specs;
+}
+
+const SettingSpec& setting_spec(std::string_view key) {
+  for (const SettingSpec& spec : setting_specs()) {
+    if (spec.key == key) {
+      return spec;
+    }
+  }
+  throw std::logic_error("unknown setting key: " + std::string(key));
+}
+
+std::string_view canonical_flag(const SettingSpec& spec) { return spec.flags.substr(0, spec.flags.find(',')); }
+
+RawSettings::RawSettings(const std::map<std::string, std::string>& flags, const EnvMap& env) {
+  for (const SettingSpec& spec : setting_specs()) {
+    const std::string key(spec.key);
+    if (auto f = flags.find(key); f != flags.end()) {
+      m_values[key] = RawValue{f->second, std::string(canonical_flag(spec))};
+    } else if (auto e = env.find(std::string(spec.env)); e != env.end() && !e->second.empty()) {
+      m_values[key] = RawValue{e->second, std::string(spec.env)};
+    }
+  }
+}
+
+std::optional<RawValue> RawSettings::get(std::string_view key) const {
+  if (auto it = m_values.find(key); it != m_values.end()) {
+    return it->second;
+  }
+  return std::nullopt;
+}
+
+}  // namespace launcher

@@ -1,0 +1,39 @@
+#pragma once
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+
+#include "gcs/auth_token.hpp"
+#include "net/host_port.hpp"
+#include "net/staged_check.hpp"
+#include "util/clock.hpp"
+#include "util/paced_wait.hpp"
+
+namespace launcher::gcs {
+
+// A worker's check of its head, in stages: DNS (c-ares), TCP connect, then an empty CheckAlive,
+// which every Ray 2.x GCS answers with its version. UNAUTHENTICATED is "refused".
+net::StagedCheck head_gcs_check(const net::HostPort& head, std::optional<AuthToken> token);
+
+// The head wait's pacing: attempts at least 250 ms apart, backing off to 2 s; 2 s per stage.
+util::WaitOptions head_wait_options(std::chrono::milliseconds timeout);
+
+using HeadAttemptFn = std::function<util::Attempt(std::chrono::milliseconds timeout, std::stop_token stop)>;
+
+struct HeadWaitResult {
+  util::WaitEnd end = util::WaitEnd::unreachable;
+  std::string ray_version;  // when ready
+  int attempts = 0;
+  std::chrono::milliseconds elapsed{0};
+  std::string reason;  // one line when not ready: names the failing stage
+};
+
+// Retries `attempt` (in production head_gcs_check(...).attempt) until the head's GCS answers,
+// the deadline passes or `stop` is requested, logging the failing stage at every change and
+// every 10 s. `what` names the head ("head GCS at training-0.training…:6379").
+HeadWaitResult wait_for_head(const std::string& what, const HeadAttemptFn& attempt, const util::WaitOptions& options,
+                             util::Clock& clock, std::stop_token stop);
+
+}  // namespace launcher::gcs

@@ -1,0 +1,42 @@
+#include "net/staged_check.hpp"
+
+#include "net/dns_lookup.hpp"
+#include "net/tcp_connect.hpp"
+
+namespace launcher::net {
+
+StagedCheck::StagedCheck(HostPort target, std::string protocol_name, ProtocolCheck protocol)
+    : m_target(std::move(target)), m_protocol_name(std::move(protocol_name)), m_protocol(std::move(protocol)) {}
+
+util::Attempt StagedCheck::attempt(std::chrono::milliseconds timeout, std::stop_token stop) const {
+  using Kind = util::Attempt::Kind;
+  const auto addresses = resolve_host(m_target.host, timeout);
+  if (!addresses) {
+    return {Kind::failed, "DNS stage failing: " + addresses.error()};
+  }
+  std::string tcp_error;
+  std::string connected_ip;
+  for (const std::string& ip : addresses.value()) {
+    auto fd = tcp_connect(ip, m_target.port, timeout);
+    if (fd) {
+      connected_ip = ip;
+      break;  // closed here: the protocol check makes its own connection
+    }
+    tcp_error = fd.error();
+  }
+  if (connected_ip.empty()) {
+    return {Kind::failed, "TCP connect stage failing: " + tcp_error};
+  }
+  const ProtocolAnswer answer = m_protocol(m_target, connected_ip, timeout, stop);
+  switch (answer.kind) {
+    case ProtocolAnswer::Kind::ready:
+      return {Kind::done, answer.detail};
+    case ProtocolAnswer::Kind::refused:
+      return {Kind::refused, answer.detail};
+    case ProtocolAnswer::Kind::failed:
+      break;
+  }
+  return {Kind::failed, m_protocol_name + " stage failing: " + answer.detail};
+}
+
+}  // namespace launcher::net

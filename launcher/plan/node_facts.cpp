@@ -1,0 +1,146 @@
+// Gathers NodeFacts from /sys, /dev and /proc under the host root. Every path and rule here
+// comes from ../shared/reference/fabric-and-node-checks.md (§2, §4, §5, §6).
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "plan/pod_facts.hpp"
+#include "util/host_fs.hpp"
+#include "util/parse.hpp"
+
+namespace launcher {
+
+namespace {
+
+constexpr unsigned long k_tmpfs_magic = 0x01021994;  // linux/magic.h TMPFS_MAGIC
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// EFA the robust way (rdma-core libibverbs/init.c): /dev/infiniband/uverbsN →
+// /sys/class/infiniband_verbs/uverbsN/ibdev → /sys/class/infiniband/<ibdev>/device/driver = efa.
+// Counting /dev/infiniband alone also counts mlx5 devices exposed by a hostPath (aws-do-eks#63).
+void gather_efa(const util::HostFs& fs, NodeFacts& facts) {
+  for (const std::string& name : fs.list("/dev/infiniband")) {
+    if (!name.starts_with("uverbs") || !all_digits(std::string_view(name).substr(6))) {
+      continue;
+    }
+    const auto ibdev = fs.read_line("/sys/class/infiniband_verbs/" + name + "/ibdev");
+    const auto driver = ibdev ? fs.link_target("/sys/class/infiniband/" + *ibdev + "/device/driver") : std::nullopt;
+    const std::string label = ibdev ? *ibdev : name;
+    if (driver && driver->substr(driver->rfind('/') + 1) == "efa") {
+      facts.efa_devices.push_back(label);
+    } else {
+      facts.other_uverbs.push_back(label + (driver ? " (" + driver->substr(driver->rfind('/') + 1) + ")" : ""));
+    }
+  }
+}
+
+// GPUs without nvidia-smi: the NVIDIA runtime injects /dev/nvidiaN only for allocated GPUs and
+// bind-mounts only their /proc/driver/nvidia/gpus/<bus id> (libnvidia-container nvc_mount.c).
+void gather_gpus(const util::HostFs& fs, NodeFacts& facts) {
+  for (const std::string& name : fs.list("/dev")) {
+    if (name.starts_with("nvidia") && all_digits(std::string_view(name).substr(6))) {
+      ++facts.gpu_dev_nodes;
+    }
+  }
+  const auto gpus = fs.list("/proc/driver/nvidia/gpus");
+  facts.gpu_proc_entries = static_cast<int>(gpus.size());
+  if (!gpus.empty()) {
+    std::istringstream info(fs.read("/proc/driver/nvidia/gpus/" + gpus.front() + "/information").value_or(""));
+    std::string line;
+    while (std::getline(info, line)) {
+      if (line.starts_with("Model:")) {
+        facts.gpu_model = std::string(util::trim(std::string_view(line).substr(6)));
+      }
+    }
+  }
+}
+
+// statvfs gives what Ray's get_shared_memory_bytes() sees; statfs tells tmpfs from a disk.
+void gather_shm(const util::HostFs& fs, NodeFacts& facts) {
+  struct statvfs vfs {};
+  if (!fs.is_dir("/dev/shm") || statvfs(fs.path("/dev/shm").c_str(), &vfs) != 0) {
+    return;
+  }
+  ShmFacts shm;
+  shm.total = static_cast<std::uint64_t>(vfs.f_blocks) * vfs.f_frsize;
+  shm.available = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_bsize;
+  struct statfs sfs {};
+  shm.is_tmpfs = statfs(fs.path("/dev/shm").c_str(), &sfs) == 0 &&
+                 static_cast<unsigned long>(sfs.f_type) == k_tmpfs_magic;
+  facts.shm = shm;
+}
+
+std::optional<std::uint64_t> number(const std::string& word) {
+  const auto v = util::parse_int(word, 0, INT64_MAX);
+  return v ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*v)) : std::nullopt;
+}
+
+// A pod that requests no hugepages gets a hugetlb limit of 0 (libvma#1024); libfabric then
+// hits SIGBUS/ENOMEM on its huge-page bounce buffers. cgroup v2 first, then v1.
+void gather_hugetlb(const util::HostFs& fs, NodeFacts& facts) {
+  for (const char* file : {"/sys/fs/cgroup/hugetlb.2MB.max", "/sys/fs/cgroup/hugetlb/hugetlb.2MB.limit_in_bytes"}) {
+    if (const auto value = fs.read_line(file)) {
+      facts.hugetlb_known = true;
+      facts.hugetlb_2mb_limit = *value == "max" ? std::nullopt : number(*value);
+      // v1 writes a huge number for "no limit"
+      if (facts.hugetlb_2mb_limit && *facts.hugetlb_2mb_limit >= (1ULL << 62)) {
+        facts.hugetlb_2mb_limit.reset();
+      }
+      return;
+    }
+  }
+}
+
+void gather_memory(const util::HostFs& fs, NodeFacts& facts) {
+  std::istringstream meminfo(fs.read("/proc/meminfo").value_or(""));
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    if (line.starts_with("MemTotal:")) {
+      const auto words = util::split_words(line.substr(9));
+      if (!words.empty()) {
+        // A MemTotal near 2^64 (a planted file) must not wrap into a small number.
+        if (auto kib = number(words[0]); kib && *kib <= UINT64_MAX / 1024) {
+          facts.memory_bytes = *kib * 1024;
+        }
+      }
+    }
+  }
+  if (const auto max = fs.read_line("/sys/fs/cgroup/memory.max")) {
+    if (auto limit = number(*max); limit && (!facts.memory_bytes || *limit < *facts.memory_bytes)) {
+      facts.memory_bytes = limit;
+    }
+  }
+}
+
+// Library dirs of the EFA installer and aws-ofi-nccl (awsome nccl-tests.Dockerfile; NeMo-RL#2585).
+void gather_efa_libs(const util::HostFs& fs, NodeFacts& facts) {
+  for (const char* dir : {"/opt/amazon/efa/lib", "/opt/amazon/efa/lib64", "/opt/amazon/ofi-nccl/lib",
+                          "/opt/amazon/ofi-nccl/lib64", "/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu",
+                          "/opt/amazon/ofi-nccl/lib/aarch64-linux-gnu"}) {
+    if (fs.is_dir(dir)) {
+      facts.efa_lib_dirs.emplace_back(dir);
+    }
+  }
+}
+
+}  // namespace
+
+NodeFacts gather_node_facts(const std::string& host_root) {
+  const util::HostFs fs(host_root);
+  NodeFacts facts;
+  gather_shm(fs, facts);
+  gather_memory(fs, facts);
+  facts.instance_type = fs.read_line("/sys/devices/virtual/dmi/id/product_name").value_or("");
+  gather_efa(fs, facts);
+  gather_gpus(fs, facts);
+  gather_hugetlb(fs, facts);
+  gather_efa_libs(fs, facts);
+  return facts;
+}
+
+}  // namespace launcher

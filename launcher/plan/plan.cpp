@@ -1,0 +1,77 @@
+#include "plan/plan.hpp"
+
+#include "plan/fabric_env.hpp"
+#include "plan/node_checks.hpp"
+#include "plan/venv.hpp"
+#include "util/exit_codes.hpp"
+
+namespace launcher {
+
+const char* to_string(Origin o) { return o == Origin::user ? "user" : "raylaunch"; }
+
+const char* to_string(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::pass:
+      return "pass";
+    case CheckStatus::warn:
+      return "warn";
+    case CheckStatus::fail:
+      return "fail";
+  }
+  return "?";
+}
+
+int Plan::exit_code() const {
+  if (checks_policy != ChecksPolicy::strict) {
+    return launcher::exit_code::ok;
+  }
+  for (const Check& c : checks) {
+    if (c.status == CheckStatus::fail) {
+      return launcher::exit_code::config;
+    }
+  }
+  return launcher::exit_code::ok;
+}
+
+EnvMap Plan::child_env(const EnvMap& base) const {
+  EnvMap out = base;
+  for (const EnvVar& var : env) {
+    out[var.name] = var.value;  // user-origin values equal what `base` holds already
+  }
+  return out;
+}
+
+Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::string> command) {
+  Plan plan;
+  plan.identity = resolve_identity(config, facts);
+  plan.checks_policy = config.checks;
+  plan.command = std::move(command);
+  plan.join_timeout = config.join_timeout;
+  plan.instance_type = facts.node.instance_type;
+
+  Expectations expect = settle_expectations(config, facts.node);
+  plan.expected_gpus = expect.gpus;
+  plan.expected_efa = expect.efa;
+  plan.object_store = plan_object_store(config, facts.node);
+  expect.object_store = plan.object_store.bytes;
+
+  plan.env = venv_env(config, facts);
+  FabricEnv fabric = fabric_env(plan.identity, facts.node, facts.env, config.checks);
+  plan.env.insert(plan.env.end(), fabric.vars.begin(), fabric.vars.end());
+  if (config.checks != ChecksPolicy::off) {
+    plan.checks = node_checks(facts.node, facts.limits, expect);
+    plan.checks.insert(plan.checks.end(), fabric.warnings.begin(), fabric.warnings.end());
+  }
+
+  const int num_gpus = expect.gpus >= 0 ? expect.gpus : facts.node.gpus();
+  plan.ray_start = ray_start_argv(config, plan.identity, num_gpus, plan.object_store);
+  if (const auto raise = nofile_raise(facts.limits)) {
+    plan.actions.emplace_back(*raise);
+  }
+  if (const auto raise = memlock_raise(facts.node, facts.limits)) {
+    plan.actions.emplace_back(*raise);
+  }
+  return plan;
+}
+
+}  // namespace launcher

@@ -1,0 +1,145 @@
+#include "plan/plan_render.hpp"
+
+#include <array>
+#include <cstdio>
+
+#include "util/json.hpp"
+#include "util/parse.hpp"
+#include "util/strings.hpp"
+
+namespace launcher {
+
+std::string display_argv(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& raw : argv) {
+    // Control bytes are shown escaped, never sent to the terminal (a newline would split it).
+    const std::string arg = util::printable(raw, 4096);
+    const bool plain = !arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                             "0123456789-_=.,/:@%+^") == std::string::npos;
+    std::string word = arg;
+    if (!plain) {
+      word = "'";
+      for (char c : arg) {
+        word += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      }
+      word += "'";
+    }
+    out += (out.empty() ? "" : " ") + word;
+  }
+  return out;
+}
+
+namespace {
+
+void line(std::string& out, const std::string& label, const std::string& value) {
+  std::array<char, 32> pad{};
+  std::snprintf(pad.data(), pad.size(), "  %-15s", label.c_str());
+  out += pad.data() + util::printable(value, 4096) + "\n";
+}
+
+const char* exit_meaning(int code) {
+  return code == 0 ? "ok: run would start Ray" : "a node check failed under checks=strict: run would stop here";
+}
+
+// What runs before `ray start`, one line each: the object-store decision, then the actions.
+std::vector<std::string> before_ray_start(const Plan& plan) {
+  std::vector<std::string> lines;
+  if (plan.object_store.bytes > 0) {
+    lines.push_back("object store " + std::to_string(plan.object_store.bytes) + " bytes: " + plan.object_store.reason);
+  }
+  for (const Action& a : plan.actions) {
+    lines.push_back(describe(a));
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::string render_plan_text(const Plan& plan) {
+  const PodIdentity& id = plan.identity;
+  std::string out = "raylaunch plan: " + util::printable(id.hostname) + " is the " + to_string(id.role) +
+                    " (ordinal " + std::to_string(id.ordinal) + " of " + std::to_string(id.nodes) + " nodes)\n";
+  line(out, "ordinal", std::to_string(id.ordinal) + "  (" + id.ordinal_source + ")");
+  line(out, "head", id.head_address() + "  (" + id.head_host_source + ")");
+  if (!id.namespace_name.empty()) {
+    line(out, "namespace", id.namespace_name);
+  }
+  if (!id.service.empty()) {
+    line(out, "service", id.service + "  (" + id.service_source + ")");
+  }
+  line(out, "cluster domain", id.cluster_domain + "  (" + id.cluster_domain_source + ")");
+  line(out, "instance", plan.instance_type.empty() ? "unknown" : plan.instance_type);
+  if (id.role == Role::head && id.nodes > 1) {
+    line(out, "join barrier", "wait up to " + util::format_duration(plan.join_timeout) + " for " +
+                                  std::to_string(id.nodes) + " ALIVE nodes");
+  }
+
+  out += "\nchecks (policy " + std::string(to_string(plan.checks_policy)) + "):\n";
+  if (plan.checks.empty()) {
+    out += "  (none: checks=off)\n";
+  }
+  for (const Check& c : plan.checks) {
+    std::array<char, 64> head{};
+    std::snprintf(head.data(), head.size(), "  %-5s %-22s ", c.status == CheckStatus::fail ? "FAIL" : to_string(c.status),
+                  c.name.c_str());
+    out += head.data() + util::printable(c.detail, 4096) + "\n";
+    if (!c.fix.empty()) {
+      out += "        fix: " + util::printable(c.fix, 4096) + "\n";
+    }
+  }
+
+  out += "\nenvironment (inherited by ray start and the command):\n";
+  for (const EnvVar& v : plan.env) {
+    out += "  " + v.name + "=" + util::printable(v.value, 4096) + (v.origin == Origin::user ? "  [user]" : "") + "\n";
+    if (!v.reason.empty()) {
+      out += "      # " + util::printable(v.reason, 4096) + "\n";
+    }
+  }
+  if (const auto lines = before_ray_start(plan); !lines.empty()) {
+    out += "\nbefore ray start:\n";
+    for (const std::string& a : lines) {
+      out += "  " + a + "\n";
+    }
+  }
+  out += "\nray start:\n  " + display_argv(plan.ray_start) + "\n";
+  out += "\ncommand:\n  " + (plan.command.empty() ? std::string("(none: the pod runs Ray only)")
+                                                    : display_argv(plan.command)) + "\n";
+  out += "\nexit code: " + std::to_string(plan.exit_code()) + " (" + exit_meaning(plan.exit_code()) + ")\n";
+  return out;
+}
+
+std::string render_plan_json(const Plan& plan) {
+  const PodIdentity& id = plan.identity;
+  util::Json doc;
+  doc["schema"] = "raylaunch.plan/v1";
+  doc["role"] = to_string(id.role);
+  doc["ordinal"] = id.ordinal;
+  doc["ordinal_source"] = id.ordinal_source;
+  doc["nodes"] = id.nodes;
+  doc["node_name"] = id.hostname;
+  doc["head_address"] = id.head_address();
+  doc["head_address_source"] = id.head_host_source;
+  doc["namespace"] = id.namespace_name;
+  doc["service"] = id.service;
+  doc["cluster_domain"] = id.cluster_domain;
+  doc["instance_type"] = plan.instance_type;
+  doc["expected_gpus"] = plan.expected_gpus >= 0 ? util::Json(plan.expected_gpus) : util::Json(nullptr);
+  doc["expected_efa"] = plan.expected_efa >= 0 ? util::Json(plan.expected_efa) : util::Json(nullptr);
+  doc["join_timeout_ms"] = static_cast<std::int64_t>(plan.join_timeout.count());
+  doc["checks_policy"] = to_string(plan.checks_policy);
+  doc["ray_start"] = plan.ray_start;
+  util::Json& env = doc["env"] = util::Json::object();
+  for (const EnvVar& v : plan.env) {
+    env[v.name] = {{"value", v.value}, {"origin", to_string(v.origin)}, {"reason", v.reason}};
+  }
+  util::Json& checks = doc["checks"] = util::Json::array();
+  for (const Check& c : plan.checks) {
+    checks.push_back({{"name", c.name}, {"status", to_string(c.status)}, {"detail", c.detail}, {"fix", c.fix}});
+  }
+  doc["actions"] = before_ray_start(plan);
+  doc["command"] = plan.command;
+  doc["exit_code"] = plan.exit_code();
+  return util::json_text(doc) + "\n";
+}
+
+}  // namespace launcher

@@ -1,0 +1,174 @@
+#include "plan/pod_identity.hpp"
+
+#include <optional>
+#include <sstream>
+
+#include "net/host_port.hpp"
+#include "plan/pod_name.hpp"
+#include "util/fatal.hpp"
+#include "util/parse.hpp"
+#include "util/strings.hpp"
+
+namespace launcher {
+
+const char* to_string(Role r) { return r == Role::head ? "head" : "worker"; }
+
+std::vector<std::string> PodIdentity::expected_node_names() const {
+  // A one-node job is just this pod, whatever its name looks like.
+  return nodes == 1 ? std::vector<std::string>{hostname} : pod_names(base_name, nodes);
+}
+
+std::string PodIdentity::head_address() const { return net::HostPort{head_host, head_port}.text(); }
+
+namespace {
+
+// The kubelet writes "<ip> <hostname>.<subdomain>.<ns>.svc.<domain> <hostname>" into
+// /etc/hosts for pods with a subdomain (StatefulSet pods get one from serviceName).
+// Returns the FQDN's labels after the hostname: {subdomain, ns, "svc", domain...}.
+std::optional<std::vector<std::string>> own_fqdn_labels(const std::string& etc_hosts, const std::string& hostname) {
+  std::istringstream lines(etc_hosts);
+  std::string line;
+  const std::string prefix = hostname + ".";
+  while (std::getline(lines, line)) {
+    line = line.substr(0, line.find('#'));
+    for (const std::string& name : util::split_words(line)) {
+      if (!name.starts_with(prefix)) {
+        continue;
+      }
+      std::vector<std::string> labels;
+      std::istringstream parts(name.substr(prefix.size()));
+      std::string label;
+      while (std::getline(parts, label, '.')) {
+        labels.push_back(label);
+      }
+      if (labels.size() >= 4 && labels[2] == "svc") {
+        return labels;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::string join_from(const std::vector<std::string>& labels, std::size_t first) {
+  return util::join(std::vector<std::string>(labels.begin() + static_cast<std::ptrdiff_t>(first), labels.end()), ".");
+}
+
+// "search ml.svc.cluster.local svc.cluster.local cluster.local" → "cluster.local" for ns "ml".
+std::optional<std::string> domain_from_resolv_conf(const std::string& resolv_conf, const std::string& ns) {
+  std::istringstream lines(resolv_conf);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto words = util::split_words(line);
+    if (words.empty() || words[0] != "search") {
+      continue;
+    }
+    for (std::size_t i = 1; i < words.size(); ++i) {
+      const std::string want = ns.empty() ? std::string(".svc.") : ns + ".svc.";
+      const auto at = words[i].find(want);
+      if ((ns.empty() ? at != std::string::npos : at == 0) && at + want.size() < words[i].size()) {
+        return words[i].substr(at + want.size());
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
+  PodIdentity id;
+  std::vector<std::string> problems;
+  id.nodes = config.nodes;
+  id.ray_port = config.ray_port;
+  id.head_port = config.head_port.value_or(config.ray_port);
+  id.hostname = facts.hostname;
+  id.base_name = base_name(facts.hostname);
+
+  // Ordinal: explicit setting, then the Indexed Job's index, then the StatefulSet name suffix.
+  if (config.ordinal) {
+    id.ordinal = *config.ordinal;
+    id.ordinal_source = config.source_of("ordinal");
+  } else if (auto jci = facts.env.find("JOB_COMPLETION_INDEX"); jci != facts.env.end() && !jci->second.empty()) {
+    const auto n = util::parse_int(jci->second, 0, config.nodes - 1);
+    if (n) {
+      id.ordinal = static_cast<int>(*n);
+      id.ordinal_source = "JOB_COMPLETION_INDEX";
+    } else {
+      problems.push_back(bad_setting("JOB_COMPLETION_INDEX", jci->second,
+                                     n.error() + ", below nodes=" + std::to_string(config.nodes)));
+    }
+  } else if (auto suffix = ordinal_suffix(facts.hostname)) {
+    id.ordinal = *suffix;
+    id.ordinal_source = "hostname " + facts.hostname;
+    if (*suffix >= config.nodes) {
+      problems.push_back("hostname " + facts.hostname + ": ordinal " + std::to_string(*suffix) +
+                         " is not below nodes=" + std::to_string(config.nodes) +
+                         " (set RAYLAUNCH_NODES to the replica count)");
+    }
+  } else if (config.nodes == 1) {
+    id.ordinal = 0;
+    id.ordinal_source = "single node (nodes=1)";
+  } else {
+    problems.push_back("ordinal: hostname \"" + util::printable(facts.hostname) +
+                       "\" has no -N suffix and neither RAYLAUNCH_ORDINAL nor JOB_COMPLETION_INDEX is set "
+                       "(expected a StatefulSet/Indexed Job pod name like training-3, without leading zeros, "
+                       "or --ordinal N)");
+  }
+  id.role = id.ordinal == 0 ? Role::head : Role::worker;
+
+  const auto fqdn = own_fqdn_labels(facts.etc_hosts, facts.hostname);
+  id.namespace_name = config.namespace_name.value_or("");
+  if (config.service) {
+    id.service = *config.service;
+    id.service_source = config.source_of("service");
+  } else if (fqdn) {
+    id.service = (*fqdn)[0];
+    id.service_source = "/etc/hosts";
+  }
+  if (config.cluster_domain) {
+    id.cluster_domain = *config.cluster_domain;
+    id.cluster_domain_source = config.source_of("cluster_domain");
+  } else if (fqdn) {
+    id.cluster_domain = join_from(*fqdn, 3);
+    id.cluster_domain_source = "/etc/hosts";
+  } else if (auto d = domain_from_resolv_conf(facts.resolv_conf, id.namespace_name)) {
+    id.cluster_domain = *d;
+    id.cluster_domain_source = "/etc/resolv.conf";
+  } else {
+    id.cluster_domain = "cluster.local";
+    id.cluster_domain_source = "default";
+  }
+
+  // Head host: an override; for a one-node job, this pod; else the head pod's stable DNS name
+  // under the headless Service (publishNotReadyAddresses makes it resolvable before Ready).
+  if (config.head_host) {
+    id.head_host = *config.head_host;
+    id.head_host_source = config.source_of("head_address");
+  } else if (config.nodes == 1 && id.role == Role::head) {
+    id.head_host = "127.0.0.1";
+    id.head_host_source = "single-node job: this pod";
+  } else {
+    if (id.namespace_name.empty()) {
+      problems.push_back(
+          "namespace: not set, and the head's DNS name needs it (set POD_NAMESPACE from the Downward API: "
+          "valueFrom.fieldRef.fieldPath: metadata.namespace, or pass --namespace or --head-address)");
+    }
+    if (id.service.empty()) {
+      problems.push_back("service: not set and not found in /etc/hosts (set RAYLAUNCH_SERVICE to the headless "
+                         "Service name, or give the pod a subdomain, or pass --head-address)");
+    }
+    const bool ordinal_reported = id.ordinal_source.empty();  // no ordinal at all: said above
+    if (!ordinal_suffix(facts.hostname) && !ordinal_reported) {
+      problems.push_back("hostname \"" + util::printable(facts.hostname) +
+                         "\" has no -N suffix, so the head's name cannot be derived (pass --head-address)");
+    }
+    id.head_host = id.base_name + "-0." + id.service + "." + id.namespace_name + ".svc." + id.cluster_domain;
+    id.head_host_source = "derived";
+  }
+  if (!problems.empty()) {
+    throw Fatal(exit_code::usage, problems);
+  }
+  return id;
+}
+
+}  // namespace launcher

@@ -1,0 +1,18 @@
+#pragma once
+// Exit codes are a public contract (README "Exit codes"); values follow sysexits(3), and for
+// the launch command, the shells' and tini's conventions.
+namespace launcher::exit_code {
+inline constexpr int ok = 0;
+inline constexpr int unhealthy = 1;        // probes: one line says why
+inline constexpr int usage = 64;           // EX_USAGE: bad setting or argument; nothing started
+inline constexpr int unavailable = 69;     // EX_UNAVAILABLE: GCS/head/Redis/ray unusable
+inline constexpr int software = 70;        // EX_SOFTWARE: a bug in raylaunch (unexpected exception)
+inline constexpr int os_error = 71;        // EX_OSERR: a system call failed (fork, pipe, signals)
+inline constexpr int io_error = 74;        // EX_IOERR: output could not be written (stdout full)
+inline constexpr int temp_fail = 75;       // EX_TEMPFAIL: join barrier timed out
+inline constexpr int config = 78;          // EX_CONFIG: a node check failed in strict mode
+inline constexpr int not_executable = 126;  // the launch command exists but cannot be executed
+inline constexpr int not_found = 127;       // the launch command was not found
+// A process killed by signal `sig` reports 128 + sig, as shells do (143 after SIGTERM).
+constexpr int killed_by(int sig) { return 128 + sig; }
+}  // namespace launcher::exit_code

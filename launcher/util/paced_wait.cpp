@@ -1,0 +1,113 @@
+#include "util/paced_wait.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "util/backoff.hpp"
+#include "util/parse.hpp"
+
+namespace launcher::util {
+
+namespace {
+
+constexpr int k_slow_reply_factor = 10;
+
+std::string seconds(std::chrono::milliseconds d) {
+  return fmt::format("{:.1f}s", static_cast<double>(d.count()) / 1000.0);
+}
+
+// Logs a line when it differs from the last one, or when the last was `every` ago.
+class ThrottledLog {
+ public:
+  explicit ThrottledLog(std::chrono::milliseconds every) : m_every(every) {}
+
+  bool due(const std::string& line, Clock::TimePoint now) {
+    if (m_logged && line == m_last && now - m_at < m_every) {
+      return false;
+    }
+    m_last = line;
+    m_at = now;
+    m_logged = true;
+    return true;
+  }
+
+ private:
+  std::chrono::milliseconds m_every;
+  std::string m_last;
+  Clock::TimePoint m_at{};
+  bool m_logged = false;
+};
+
+}  // namespace
+
+WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock& clock, std::stop_token stop,
+                      const std::function<Attempt(std::chrono::milliseconds, std::stop_token)>& attempt) {
+  WaitReport report;
+  const Clock::TimePoint start = clock.now();
+  const Clock::TimePoint deadline = start + options.timeout;
+  Backoff backoff(options.min_interval, options.max_backoff);
+  ThrottledLog progress(options.progress_every);
+  ThrottledLog trouble(options.progress_every);
+  Attempt::Kind last = Attempt::Kind::failed;
+
+  for (Clock::TimePoint now = start; now < deadline; now = clock.now()) {
+    if (stop.stop_requested()) {
+      report.end = WaitEnd::stopped;
+      break;
+    }
+    const auto timeout = std::clamp(ms_between(now, deadline), std::chrono::milliseconds(1), options.attempt_timeout);
+    const Attempt a = attempt(timeout, stop);
+    const Clock::TimePoint after = clock.now();
+    ++report.attempts;
+    report.last_line = a.line;
+    last = a.kind;
+    std::chrono::milliseconds delay{0};
+    switch (a.kind) {
+      case Attempt::Kind::done:
+        report.end = WaitEnd::ready;
+        report.answered = true;
+        report.last_answer_line = a.line;
+        report.elapsed = ms_between(start, after);
+        return report;
+      case Attempt::Kind::refused:
+        report.end = WaitEnd::refused;
+        report.elapsed = ms_between(start, after);
+        return report;
+      case Attempt::Kind::waiting:
+        report.answered = true;
+        report.last_answer_line = a.line;
+        backoff.reset();
+        if (progress.due(a.line, after)) {
+          spdlog::info("{}", a.line);
+        }
+        delay = std::clamp(ms_between(now, after) * k_slow_reply_factor, options.min_interval, options.max_backoff);
+        break;
+      case Attempt::Kind::failed:
+        if (stop.stop_requested()) {
+          break;  // the attempt was cancelled, not refused: say nothing
+        }
+        if (trouble.due(a.line, after)) {
+          spdlog::warn("{}: {} (retrying for {} more)", what, a.line, seconds(ms_between(after, deadline)));
+        }
+        delay = backoff.next();
+        break;
+    }
+    const auto left = ms_between(clock.now(), deadline);
+    if (!clock.sleep_for(std::min(left, delay), stop)) {
+      report.end = WaitEnd::stopped;
+      break;
+    }
+    if (left <= delay) {
+      break;
+    }
+  }
+  if (report.end != WaitEnd::stopped) {
+    report.end = last == Attempt::Kind::waiting ? WaitEnd::not_ready : WaitEnd::unreachable;
+  }
+  report.elapsed = ms_between(start, clock.now());
+  return report;
+}
+
+}  // namespace launcher::util

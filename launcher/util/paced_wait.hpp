@@ -1,0 +1,63 @@
+#pragma once
+#include <chrono>
+#include <functional>
+#include <stop_token>
+#include <string>
+
+#include "util/clock.hpp"
+
+namespace launcher::util {
+
+// One try of a wait loop, as the caller judged it.
+struct Attempt {
+  enum class Kind {
+    done,     // the condition holds: stop waiting
+    waiting,  // the other side answered, the condition does not hold yet: poll again, paced
+    failed,   // no usable answer (DNS, connect, timeout, UNAVAILABLE): retry with backoff
+    refused,  // an answer that retrying cannot change (credentials rejected): stop now
+  };
+  Kind kind = Kind::failed;
+  std::string line;  // progress ("3/4 nodes alive; …") or trouble ("DNS stage failing: …")
+};
+
+struct WaitOptions {
+  std::chrono::milliseconds timeout{300'000};
+  // Attempts start at least `min_interval` apart; failures back off from there, doubling to
+  // `max_backoff` with ±20 % jitter so a thousand pods retrying a restarted head do not arrive
+  // in lockstep; an answer slower than a tenth of the interval stretches it (10× its time,
+  // at most `max_backoff`): a server struggling with a large reply is not asked four times a
+  // second.
+  std::chrono::milliseconds min_interval{275};
+  std::chrono::milliseconds max_backoff{2'000};
+  std::chrono::milliseconds attempt_timeout{5'000};  // the most one attempt may take
+  std::chrono::milliseconds progress_every{10'000};  // log at every change, and this often
+};
+
+enum class WaitEnd {
+  ready,        // an attempt said done
+  not_ready,    // the deadline passed; the last attempt was answered (`waiting`)
+  unreachable,  // the deadline passed; the last attempt failed, or none was made
+  refused,      // an attempt said refused
+  stopped,      // `stop` was requested
+};
+
+struct WaitReport {
+  WaitEnd end = WaitEnd::unreachable;
+  int attempts = 0;
+  bool answered = false;           // some attempt was answered (waiting or done)
+  std::string last_line;           // the last attempt's line
+  std::string last_answer_line;    // the last answered attempt's line ("" if none)
+  std::chrono::milliseconds elapsed{0};
+};
+
+// The deadline / backoff / throttled-progress skeleton every wait of raylaunch shares (the
+// join barrier, a worker's wait for its head, the Redis preflight). Calls `attempt(timeout,
+// stop)` until it says done or refused, the deadline passes or `stop` is requested; each call
+// gets at most min(attempt_timeout, time left). Logs `waiting` lines at info and `failed`
+// lines at warning through spdlog, at every change and every `progress_every`, prefixed by
+// `what` ("GCS at host:6379"). Never sleeps past the deadline, never squeezes an extra attempt
+// in just before it, and ends a sleep at once when `stop` is requested.
+WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock& clock, std::stop_token stop,
+                      const std::function<Attempt(std::chrono::milliseconds timeout, std::stop_token stop)>& attempt);
+
+}  // namespace launcher::util

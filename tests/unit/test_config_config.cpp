@@ -1,0 +1,149 @@
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+
+using namespace launcher;
+using fixtures::config;
+using fixtures::fatal_lines;
+
+namespace {
+
+// Parses one bad setting; returns its single error line and checks the exit code is 64.
+std::string one_error(const std::map<std::string, std::string>& flags, const EnvMap& env = {}) {
+  int code = 0;
+  const auto lines = fatal_lines([&] { config(flags, env); }, &code);
+  CHECK(code == exit_code::usage);
+  REQUIRE(lines.size() == 1);
+  return lines[0];
+}
+
+}  // namespace
+
+TEST_CASE("defaults match --help", "[config]") {
+  const Config c = config({});
+  CHECK(c.nodes == 1);
+  CHECK(c.ray_port == 6379);
+  CHECK(c.node_manager_port == 6380);
+  CHECK(c.join_timeout == std::chrono::minutes(5));
+  CHECK(c.checks == ChecksPolicy::strict);
+  CHECK(c.ray == "ray");
+  CHECK(c.host_root == "/");
+  CHECK(c.probe_timeout == std::chrono::seconds(1));
+}
+
+TEST_CASE("bad nodes are refused naming the setting, value and expectation", "[config][bad-input]") {
+  CHECK(one_error({{"nodes", "four"}}) ==
+        "--nodes: \"four\" is not valid (expected a whole number from 1 to 100000)");
+  CHECK(one_error({}, {{"RAYLAUNCH_NODES", "-2"}}) ==
+        "RAYLAUNCH_NODES: \"-2\" is not valid (expected a whole number from 1 to 100000)");
+  CHECK(one_error({{"nodes", "0"}}) == "--nodes: \"0\" is not valid (expected a whole number from 1 to 100000)");
+}
+
+TEST_CASE("bad ordinals are refused", "[config][bad-input]") {
+  CHECK(one_error({{"ordinal", "x1"}}) ==
+        "--ordinal: \"x1\" is not valid (expected a whole number from 0 to 99999)");
+  CHECK(one_error({}, {{"RAYLAUNCH_ORDINAL", "-1"}}) ==
+        "RAYLAUNCH_ORDINAL: \"-1\" is not valid (expected a whole number from 0 to 99999)");
+  CHECK(one_error({{"nodes", "4"}, {"ordinal", "4"}}) ==
+        "--ordinal: ordinal 4 is not below nodes=4 (expected 0..3; set RAYLAUNCH_NODES to the replica count)");
+}
+
+TEST_CASE("unknown check policies, durations and sizes are refused", "[config][bad-input]") {
+  CHECK(one_error({{"checks", "lenient"}}) == "--checks: \"lenient\" is not valid (expected one of strict|warn|off)");
+  CHECK(one_error({}, {{"RAYLAUNCH_JOIN_TIMEOUT", "5 minutes"}}) ==
+        "RAYLAUNCH_JOIN_TIMEOUT: \"5 minutes\" is not valid (expected a positive duration such as 300, 300s, 5m, "
+        "1h, 1m30s or 1500ms, at most 168h)");
+  CHECK(one_error({{"shm_min", "64GB"}}) ==
+        "--shm-min: \"64GB\" is not valid (expected a size in bytes or with a suffix such as 64Gi, 512Mi, 60G, from 0 "
+        "to 1024Ti)");
+  CHECK(one_error({{"object_store_memory", "lots"}}).starts_with("--object-store-memory: \"lots\""));
+  CHECK(one_error({{"ray_port", "70000"}}) ==
+        "--ray-port: \"70000\" is not valid (expected a whole number from 1 to 65535)");
+  CHECK(one_error({{"output", "yaml"}}) == "--output: \"yaml\" is not valid (expected one of text|json)");
+  CHECK(one_error({{"host_root", "relative/dir"}}) ==
+        "--host-root: \"relative/dir\" is not valid (expected an absolute directory path)");
+  CHECK(one_error({{"address", "training-0"}}) ==
+        "--address: \"training-0\" is not valid (expected HOST:PORT such as "
+        "training-0.training.ml.svc.cluster.local:6379 (an IPv6 address in brackets: [fd00::1]:6379))");
+}
+
+TEST_CASE("every problem is reported at once, not one per run", "[config][bad-input]") {
+  int code = 0;
+  const auto lines = fatal_lines([&] { config({{"nodes", "x"}, {"checks", "y"}, {"gpus", "z"}}); }, &code);
+  CHECK(code == 64);
+  CHECK(lines.size() == 3);
+}
+
+TEST_CASE("ray args split into words and a duration shows its source", "[config]") {
+  const Config c = config({{"ray_args", "--num-cpus=90  --include-dashboard=false"}});
+  CHECK(c.ray_args == std::vector<std::string>{"--num-cpus=90", "--include-dashboard=false"});
+  CHECK(config({}, {{"RAYLAUNCH_JOIN_TIMEOUT", "10m"}}).join_timeout == std::chrono::minutes(10));
+  CHECK(config({}, {{"RAYLAUNCH_JOIN_TIMEOUT", "10m"}}).source_of("join_timeout") == "RAYLAUNCH_JOIN_TIMEOUT");
+}
+
+TEST_CASE("addresses: no scheme, no spaces, IPv6 only in brackets", "[config][bad-input]") {
+  const std::string expected =
+      "(expected HOST:PORT such as training-0.training.ml.svc.cluster.local:6379 (an IPv6 address in brackets: "
+      "[fd00::1]:6379)";
+  CHECK(one_error({{"address", "http://h:6379"}}) == "--address: \"http://h:6379\" is not valid " + expected +
+                                                         ", without a scheme)");
+  CHECK(one_error({{"address", "h :6379"}}) == "--address: \"h :6379\" is not valid " + expected + ")");
+  CHECK(one_error({{"address", "fd00::1:6379"}}) == "--address: \"fd00::1:6379\" is not valid " + expected + ")");
+  CHECK(config({{"address", "[fd00::1]:6379"}}).address->host == "fd00::1");
+  CHECK(one_error({{"head_address", "h:6379:6379"}}).starts_with("--head-address: \"h:6379:6379\" is not valid"));
+  CHECK(config({{"head_address", "h:7000"}}).head_port == std::optional<int>(7000));
+}
+
+TEST_CASE("names must be names Kubernetes issues", "[config][bad-input]") {
+  CHECK(one_error({{"namespace", "ML"}}) == "--namespace: \"ML\" is not valid (expected a Kubernetes namespace (a DNS label))");
+  CHECK(one_error({{"service", std::string(64, 's')}}).starts_with("--service: \"ssss"));
+  CHECK(one_error({{"cluster_domain", "cluster..local"}}) ==
+        "--cluster-domain: \"cluster..local\" is not valid (expected a DNS domain such as cluster.local)");
+  CHECK(one_error({}, {{"HOSTNAME", "bad_host"}}).starts_with("HOSTNAME: \"bad_host\" is not valid"));
+}
+
+TEST_CASE("control bytes in a bad value are escaped: one error stays one line", "[config][bad-input]") {
+  CHECK(one_error({{"nodes", "4\n\x1b[31m"}}) ==
+        "--nodes: \"4\\n\\e[31m\" is not valid (expected a whole number from 1 to 100000)");
+}
+
+TEST_CASE("durations are capped, never wrapped", "[config][bad-input]") {
+  CHECK(one_error({{"join_timeout", "4294967295m"}}).starts_with("--join-timeout: \"4294967295m\" is not valid"));
+  CHECK(one_error({{"join_timeout", "169h"}}).starts_with("--join-timeout: \"169h\" is not valid"));
+  CHECK(config({{"join_timeout", "168h"}}).join_timeout == std::chrono::hours(168));
+  CHECK(config({{"join_timeout", "1m30s"}}).join_timeout == std::chrono::seconds(90));
+}
+
+TEST_CASE("the object store size is range-checked", "[config][bad-input]") {
+  CHECK(one_error({{"object_store_memory", "0"}}) ==
+        "--object-store-memory: \"0\" is not valid (expected a size from 75Mi to 1024Ti)");
+  CHECK(one_error({{"object_store_memory", "1"}}).starts_with("--object-store-memory: \"1\" is not valid"));
+  CHECK(one_error({{"object_store_memory", "18446744073709551615"}})
+            .starts_with("--object-store-memory: \"18446744073709551615\" is not valid"));
+  CHECK(config({{"object_store_memory", "56Gi"}}).object_store_memory == std::optional<std::uint64_t>(56ULL << 30));
+}
+
+TEST_CASE("ray start options raylaunch owns are refused, naming the setting to use", "[config][bad-input]") {
+  CHECK(one_error({{"ray_args", "--num-cpus=8 --head"}}) ==
+        "--ray-args: \"--num-cpus=8 --head\" is not valid (expected ray start options other than --head, which "
+        "raylaunch sets itself (use the pod's ordinal (0 is the head)))");
+  CHECK(one_error({}, {{"RAYLAUNCH_RAY_ARGS", "--node-name=x"}}).starts_with("RAYLAUNCH_RAY_ARGS: \"--node-name=x\""));
+}
+
+TEST_CASE("ports sharing the pod's network must differ", "[config][bad-input]") {
+  CHECK(one_error({{"ray_port", "6380"}}) ==
+        "--ray-port and --node-manager-port are both 6380 (expected different ports: they share the pod's network)");
+}
+
+TEST_CASE("a command validates only the settings it reads", "[config]") {
+  const RawSettings raw({}, {{"RAYLAUNCH_SHM_MIN", "bogus"}, {"RAYLAUNCH_OBJECT_STORE_MEMORY", "lots"},
+                             {"RAYLAUNCH_PROBE_TIMEOUT", "2s"}});
+  const Config c = parse_config(raw, {"probe_timeout", "nodes"});
+  CHECK(c.probe_timeout == std::chrono::seconds(2));
+  CHECK_FALSE(c.shm_min.has_value());
+  CHECK(c.nodes == 1);  // the default, from the settings table
+}
+
+TEST_CASE("a setting nobody gave names no environment variable as its source", "[config]") {
+  CHECK(config({}).source_of("join_timeout") == "default");
+}

@@ -1,0 +1,130 @@
+#include <catch2/catch.hpp>
+
+#include "plan/fabric_env.hpp"
+#include "fixtures.hpp"
+
+using namespace launcher;
+
+namespace {
+
+PodIdentity worker(int nodes = 4) {
+  PodIdentity id;
+  id.role = Role::worker;
+  id.ordinal = 2;
+  id.nodes = nodes;
+  id.hostname = "training-2";
+  id.head_host = "training-0.svc.ml.svc.cluster.local";
+  return id;
+}
+
+NodeFacts with_efa(int n) {
+  NodeFacts f;
+  for (int i = 0; i < n; ++i) {
+    f.efa_devices.push_back("rdmap" + std::to_string(i) + "s0");
+  }
+  f.efa_lib_dirs = {"/opt/amazon/efa/lib", "/opt/amazon/ofi-nccl/lib"};
+  f.hugetlb_known = true;
+  f.hugetlb_2mb_limit = 0;
+  return f;
+}
+
+const EnvVar* find(const FabricEnv& env, const std::string& name) {
+  for (const EnvVar& v : env.vars) {
+    if (v.name == name) {
+      return &v;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("EFA variables appear only when EFA devices are present", "[env]") {
+  const FabricEnv none = fabric_env(worker(), NodeFacts{}, {}, ChecksPolicy::strict);
+  for (const char* name : {"LD_LIBRARY_PATH", "FI_EFA_USE_HUGE_PAGE", "NCCL_NET", "FI_PROVIDER"}) {
+    INFO(name);
+    CHECK(find(none, name) == nullptr);
+  }
+  const FabricEnv efa = fabric_env(worker(), with_efa(4), {}, ChecksPolicy::strict);
+  CHECK(find(efa, "LD_LIBRARY_PATH")->value == "/opt/amazon/efa/lib:/opt/amazon/ofi-nccl/lib");
+  CHECK(find(efa, "FI_EFA_USE_HUGE_PAGE")->value == "0");
+  CHECK(find(efa, "NCCL_NET")->value == "Libfabric");
+  CHECK(find(fabric_env(worker(), with_efa(4), {}, ChecksPolicy::warn), "NCCL_NET") == nullptr);
+  CHECK(find(fabric_env(worker(1), with_efa(4), {}, ChecksPolicy::strict), "NCCL_NET") == nullptr);
+}
+
+TEST_CASE("harmful settings are never set by raylaunch", "[env]") {
+  const FabricEnv efa = fabric_env(worker(), with_efa(32), {}, ChecksPolicy::strict);
+  for (const char* name : {"FI_EFA_USE_DEVICE_RDMA", "NCCL_PROTO", "NCCL_ALGO", "NCCL_NET_GDR_LEVEL", "RDMAV_FORK_SAFE",
+                           "NCCL_TUNER_PLUGIN", "FI_EFA_ENABLE_SHM_TRANSFER", "CUDA_VISIBLE_DEVICES",
+                           "PYTORCH_CUDA_ALLOC_CONF", "NCCL_BUFFSIZE"}) {
+    INFO(name);
+    CHECK(find(efa, name) == nullptr);
+  }
+}
+
+TEST_CASE("a value the user set is never overridden and is reported as theirs", "[env]") {
+  const FabricEnv env = fabric_env(worker(), with_efa(4),
+                                   {{"NCCL_DEBUG", "INFO"}, {"FI_EFA_USE_HUGE_PAGE", "1"}, {"RAY_ADDRESS", "x:1"}},
+                                   ChecksPolicy::strict);
+  const EnvVar* debug = find(env, "NCCL_DEBUG");
+  CHECK(debug->value == "INFO");
+  CHECK(debug->origin == Origin::user);
+  CHECK(debug->reason.starts_with("set by the user, kept (raylaunch would set WARN: "));
+  CHECK(find(env, "FI_EFA_USE_HUGE_PAGE")->value == "1");
+  // …and a kept value that will break is warned about.
+  REQUIRE(env.warnings.size() == 1);
+  CHECK(env.warnings[0].name == "env:FI_EFA_USE_HUGE_PAGE");
+  CHECK(find(env, "RAY_ADDRESS")->value == "x:1");
+}
+
+TEST_CASE("raylaunch's own variables and the ranks are exported", "[env]") {
+  const FabricEnv env = fabric_env(worker(), NodeFacts{}, {{"RAYLAUNCH_NODES", "99"}}, ChecksPolicy::strict);
+  CHECK(find(env, "RAYLAUNCH_ROLE")->value == "worker");
+  CHECK(find(env, "RAYLAUNCH_RANK")->value == "2");
+  CHECK(find(env, "RAYLAUNCH_NODES")->value == "4");  // the plan's value, not a stale copy
+  CHECK(find(env, "RAYLAUNCH_HEAD_ADDRESS")->value == "training-0.svc.ml.svc.cluster.local:6379");
+  CHECK(find(env, "RAY_ADDRESS")->value == "training-0.svc.ml.svc.cluster.local:6379");
+  CHECK(find(env, "RLINF_NODE_RANK")->value == "2");
+  CHECK(find(env, "NCCL_SOCKET_IFNAME")->value == "^lo,docker,veth");
+  PodIdentity head = worker();
+  head.role = Role::head;
+  CHECK(find(fabric_env(head, NodeFacts{}, {}, ChecksPolicy::strict), "RAY_ADDRESS")->value == "127.0.0.1:6379");
+}
+
+TEST_CASE("every variable carries its reason", "[env]") {
+  for (const EnvVar& v : fabric_env(worker(), with_efa(4), {}, ChecksPolicy::strict).vars) {
+    INFO(v.name);
+    CHECK_FALSE(v.reason.empty());
+  }
+}
+
+TEST_CASE("harmful user values are warned about with the fix", "[env]") {
+  const FabricEnv env = fabric_env(worker(), NodeFacts{},
+                                   {{"NCCL_NET_GDR_LEVEL", "LOC"},
+                                    {"FI_EFA_USE_DEVICE_RDMA", "1"},
+                                    {"FI_PROVIDER", "efa"},
+                                    {"NCCL_TUNER_PLUGIN", "/opt/amazon/ofi-nccl/lib/libnccl-ofi-tuner.so"},
+                                    {"CUDA_VISIBLE_DEVICES", "GPU-1234"},
+                                    {"NCCL_NET_GDR_LEVEL_UNRELATED", "LOC"}},
+                                   ChecksPolicy::strict);
+  std::vector<std::string> names;
+  for (const Check& c : env.warnings) {
+    CHECK(c.status == CheckStatus::warn);
+    CHECK_FALSE(c.fix.empty());
+    names.push_back(c.name);
+  }
+  CHECK(names == std::vector<std::string>{"env:NCCL_NET_GDR_LEVEL", "env:FI_EFA_USE_DEVICE_RDMA", "env:FI_PROVIDER",
+                                          "env:NCCL_TUNER_PLUGIN", "env:CUDA_VISIBLE_DEVICES"});
+  CHECK(env.warnings[0].detail.starts_with("NCCL_NET_GDR_LEVEL=LOC (set by the user): LOC disables GPUDirect RDMA"));
+  // Harmless values of the same variables raise nothing.
+  CHECK(fabric_env(worker(), with_efa(4), {{"FI_PROVIDER", "efa"}, {"NCCL_NET_GDR_LEVEL", "PHB"}}, ChecksPolicy::strict)
+            .warnings.empty());
+}
+
+TEST_CASE("a user LD_LIBRARY_PATH missing the plugin dirs is kept and warned about", "[env]") {
+  const FabricEnv env = fabric_env(worker(), with_efa(4), {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64"}},
+                                   ChecksPolicy::strict);
+  CHECK(find(env, "LD_LIBRARY_PATH")->value == "/usr/local/cuda/lib64");
+  CHECK(env.warnings.size() == 2);
+}

@@ -1,0 +1,73 @@
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "plan/ray_start_args.hpp"
+
+using namespace launcher;
+
+namespace {
+
+constexpr std::uint64_t k_gib = 1ULL << 30;
+
+PodIdentity identity(Role role) {
+  PodIdentity id;
+  id.role = role;
+  id.ordinal = role == Role::head ? 0 : 1;
+  id.nodes = 2;
+  id.hostname = role == Role::head ? "training-0" : "training-1";
+  id.head_host = "training-0.svc.ml.svc.cluster.local";
+  return id;
+}
+
+NodeFacts shm(std::uint64_t total, std::optional<std::uint64_t> memory = std::nullopt) {
+  NodeFacts n;
+  n.shm = ShmFacts{total, total, true};
+  n.memory_bytes = memory;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("head argv: --head, port, dashboard on all interfaces, pinned raylet port", "[ray-start]") {
+  const auto argv = ray_start_argv(fixtures::config({}), identity(Role::head), 8, {56 * k_gib, ""});
+  CHECK(argv == std::vector<std::string>{"ray", "start", "--head", "--port=6379", "--dashboard-host=0.0.0.0",
+                                         "--disable-usage-stats", "--node-name=training-0", "--num-gpus=8",
+                                         "--object-store-memory=60129542144", "--node-manager-port=6380", "--metrics-export-port=8080", "--block"});
+}
+
+TEST_CASE("worker argv: the head's address, blocking", "[ray-start]") {
+  const auto argv = ray_start_argv(fixtures::config({{"ray", "/opt/venv/bin/ray"}}), identity(Role::worker), 0, {});
+  CHECK(argv == std::vector<std::string>{"/opt/venv/bin/ray", "start",
+                                         "--address=training-0.svc.ml.svc.cluster.local:6379",
+                                         "--node-name=training-1", "--num-gpus=0", "--node-manager-port=6380",
+                                         "--metrics-export-port=8080", "--block"});
+}
+
+TEST_CASE("user ray start arguments are appended and replace ours", "[ray-start]") {
+  const Config c = fixtures::config({{"ray_args", "--num-gpus=4 --num-cpus 90 --object-store-memory=1000000000"}});
+  const auto argv = ray_start_argv(c, identity(Role::worker), 8, {56 * k_gib, ""});
+  CHECK(argv == std::vector<std::string>{"ray", "start", "--address=training-0.svc.ml.svc.cluster.local:6379",
+                                         "--node-name=training-1", "--node-manager-port=6380",
+                                         "--metrics-export-port=8080", "--block",
+                                         "--num-gpus=4", "--num-cpus", "90", "--object-store-memory=1000000000"});
+}
+
+TEST_CASE("the object store leaves /dev/shm headroom for NCCL and DataLoader", "[ray-start]") {
+  // 64Gi shm: Ray's default would take 95% of it; we keep 8Gi free.
+  const ObjectStoreSize s64 = plan_object_store(fixtures::config({}), shm(64 * k_gib, 1100 * k_gib));
+  CHECK(s64.bytes == 56 * k_gib);
+  CHECK(s64.reason == "/dev/shm 64Gi minus 8Gi headroom for NCCL and DataLoader");
+  // 1Ti shm: 10% headroom, then Ray's 200 GB cap.
+  CHECK(plan_object_store(fixtures::config({}), shm(1024 * k_gib, 2000 * k_gib)).bytes == 200'000'000'000ULL);
+  // Small shm: at most half for headroom.
+  CHECK(plan_object_store(fixtures::config({}), shm(4 * k_gib)).bytes == 2 * k_gib);
+  // Memory-bound: 30% of memory, Ray's default share.
+  CHECK(plan_object_store(fixtures::config({}), shm(64 * k_gib, 100 * k_gib)).bytes == (30 * k_gib) - (30 * k_gib) % 4096);
+  // Too small for Ray, or no /dev/shm at all: left to Ray.
+  CHECK(plan_object_store(fixtures::config({}), shm(64ULL << 20)).bytes == 0);
+  CHECK(plan_object_store(fixtures::config({}), NodeFacts{}).bytes == 0);
+  // Explicit setting wins.
+  const ObjectStoreSize set = plan_object_store(fixtures::config({{"object_store_memory", "10Gi"}}), shm(64 * k_gib));
+  CHECK(set.bytes == 10 * k_gib);
+  CHECK(set.reason == "set by --object-store-memory");
+}
