@@ -17,6 +17,7 @@ import threading
 import time
 
 from . import manifest, netns
+from .containerspec import parse_quantity
 from .dns import ClusterDNS
 from .job import IndexedJobController
 from .kubelet import Kubelet
@@ -183,6 +184,7 @@ class Cluster:
         self.loop.stop()
         self.dns.stop()
         self.network.destroy()
+        netns.unmount_under(self.dir)
         self.state.remove(keep=self.keep)
         if self.keep:
             self._say(f"[cluster] kept {self.dir}")
@@ -244,6 +246,12 @@ class Cluster:
         if "emptyDir" in volume:
             path = os.path.join(pod.dir, "volumes", name)
             os.makedirs(path, exist_ok=True)
+            if (volume["emptyDir"] or {}).get("medium") == "Memory":
+                # A tmpfs, as the kubelet mounts it: on the host, so it outlives container
+                # restarts; sized by sizeLimit (what raylaunch's /dev/shm check reads).
+                size = volume["emptyDir"].get("sizeLimit")
+                opts = "mode=1777" + (f",size={int(parse_quantity(size))}" if size else "")
+                netns.run_checked(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", path])
             os.chmod(path, 0o777)  # as the kubelet creates it: any container user may write
         elif "persistentVolumeClaim" in volume:
             path = os.path.join(self.dir, "pvc", volume["persistentVolumeClaim"]["claimName"])

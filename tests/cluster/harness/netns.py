@@ -42,6 +42,23 @@ def ip(*args, stdin=None):
     return proc.stdout
 
 
+def run_checked(argv):
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise NetworkError(f"{' '.join(argv)}: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def unmount_under(path):
+    """Unmounts (lazily) every mount at or below `path` in this mount namespace: the
+    memory-backed emptyDir volumes."""
+    prefix = os.path.realpath(path).rstrip("/") + "/"
+    with open("/proc/self/mountinfo") as f:
+        points = [line.split()[4].encode().decode("unicode_escape") for line in f]
+    for point in sorted({p for p in points if (p + "/").startswith(prefix)}, key=len, reverse=True):
+        subprocess.run(["umount", "-l", point], capture_output=True)
+
+
 def enter_netns(name):
     """Moves the calling thread (only it) into a network namespace: sockets it opens from now
     on live there. Used by the probe threads, which probe from the node as the kubelet does."""
@@ -222,6 +239,7 @@ def _sweep(log):
             if os.path.isdir(NETNS_DIR) else []
         for name in names:
             kill_netns(name)
+        unmount_under(os.path.join(STATE_ROOT, run_id))
         shutil.rmtree(os.path.join(STATE_ROOT, run_id), ignore_errors=True)
         log(f"removed leftovers of run {run_id}: {len(names)} network namespaces")
         removed.append(run_id)

@@ -32,6 +32,14 @@ class Skip(Exception):
     pass
 
 
+def raylaunch_bin():
+    """The binary under test (ctest passes RAYLAUNCH_BIN); Skip without it."""
+    path = os.environ.get("RAYLAUNCH_BIN")
+    if not path or not os.access(path, os.X_OK):
+        raise Skip("RAYLAUNCH_BIN is not set to a built raylaunch")
+    return path
+
+
 def verbose_sink():
     return sys.stdout if os.environ.get("RLC_VERBOSE") else None
 
@@ -95,17 +103,19 @@ def main(*tests):
         print(f"SKIP: {os.path.basename(sys.argv[0])}: {e}")
         sys.exit(125)
     only = sys.argv[1:]
-    failed = 0
+    failed = skipped = ran = 0
     for test in tests:
         if only and test.__name__ not in only:
             continue
         _current.clear()
         start = time.monotonic()
+        ran += 1
         try:
             test()
             print(f"ok   {test.__name__} ({time.monotonic() - start:.1f} s)")
         except Skip as e:
-            print(f"skip {test.__name__}: {e}")
+            skipped += 1
+            print(f"SKIP: {test.__name__}: {e}")
         except Exception:  # noqa: BLE001 - report every failing test, then fail
             failed += 1
             print(f"FAIL {test.__name__} ({time.monotonic() - start:.1f} s)")
@@ -117,4 +127,4 @@ def main(*tests):
         finally:
             for c in _current:
                 c.teardown()
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if failed else 125 if ran and skipped == ran else 0)
