@@ -2,7 +2,8 @@
 # The GCS health-checks raylets as Ray's GcsHealthCheckManager does: a raylet that dies without
 # unregistering (SIGKILL) goes DEAD with UNEXPECTED_TERMINATION once its checks fail. A restarted
 # pod (same node name, new node id) shows two ALIVE rows until then, which is what a join barrier
-# must count once. A `ray start --block` whose raylet is killed exits 1.
+# must count once. Checks pause while the GCS is down. A `ray start --block` whose raylet is
+# killed exits 1.
 source "$(dirname "$0")/testlib.sh"
 export FAKE_RAY_VERSION=2.30.0   # reason_message exists from 2.30
 port=$("$FAKE_GCS" freeport)
@@ -35,6 +36,20 @@ grep -q "Ray 2.30.0 GCS on port $port" "$WORK"/head/ray/session_latest/logs/gcs_
   fail "FAKE_RAY_VERSION did not reach the GCS"
 grep -q "node $old_id name=training-1 DEAD" "$WORK"/head/ray/session_latest/logs/gcs_server.err ||
   fail "the GCS log does not say why training-1 died"
+
+# A GCS restart (with fault tolerance the table survives): checks pause while it is down and start
+# over when it is back; the live raylet stays ALIVE. One stopped while the GCS was down (its
+# UnregisterNode found no GCS) is found DEAD by the checks afterwards.
+ctl() { "$FAKE_GCS" ctl --control "unix:$(info head gcs_control)" "$@" >/dev/null; }
+pod w3 -- start --address="$gcs" --node-name=training-3
+finish w3
+ctl restart 1500
+sleep 2.5
+count_rows "$gcs" "^ALIVE training-1 $new_id " 1 || fail "a live raylet died across a GCS restart: $(nodes "$gcs")"
+ctl stop
+RAY_TMPDIR=$WORK/w3 "$RAY" stop >/dev/null
+ctl start
+poll 15 count_rows "$gcs" "^DEAD training-3 .* death=UNEXPECTED_TERMINATION" 1
 
 # A raylet killed under `ray start --block`: the GCS marks it DEAD, ray start exits 1.
 pod w2 -- start --address="$gcs" --node-name=training-2 --block
