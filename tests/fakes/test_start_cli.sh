@@ -28,6 +28,9 @@ expect_rc 1 "worker without --address"
 expect_in e7.out "\`--address\` is a required flag unless starting a head node with \`--head\`."
 ray_run e8 start --address=127.0.0.1:1 --include-dashboard=true
 expect_rc 1 "--include-dashboard on a worker"
+ray_run e10 start --head --port=1 --resources='{"a":'
+expect_rc 1 "bad --resources"
+expect_in e10.out "\`--resources\` is not a valid JSON string."
 ray_run e9 frobnicate
 expect_rc 2 "unknown command"
 expect_in e9.out "Error: No such command 'frobnicate'."

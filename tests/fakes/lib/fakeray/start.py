@@ -102,7 +102,7 @@ def _connect_worker(fake_gcs, address):
     return False
 
 
-def _raylet_args(opts, session, node_id, node_ip, gcs_address, head):
+def _raylet_args(opts, resources, labels, session, node_id, node_ip, gcs_address, head):
     args = ["raylet", "--port", str(opts.get("node_manager_port", 0)),
             "--bind", "127.0.0.1" if node_ip == "127.0.0.1" else "0.0.0.0",
             "--port-file", os.path.join(session, "raylet.port"), "--node-id", node_id,
@@ -113,9 +113,9 @@ def _raylet_args(opts, session, node_id, node_ip, gcs_address, head):
             "--token-from-env"]
     if head:
         args.append("--head")
-    for name, quantity in _resources(opts).items():
+    for name, quantity in resources.items():
         args += ["--resource", f"{name}={quantity}"]
-    for key, value in _labels(opts.get("labels")).items():
+    for key, value in labels.items():
         args += ["--label", f"{key}={value}"]
     die_after = os.environ.get("FAKE_RAY_DIE_AFTER")
     if die_after:
@@ -143,6 +143,7 @@ class Start:
 
     def run(self):
         _validate(self.opts)
+        resources, labels = _resources(self.opts), _labels(self.opts.get("labels"))  # bad ones: nothing started
         fail = os.environ.get("FAKE_RAY_FAIL_START")
         if fail:
             say("Local node IP: " + node.node_ip_from_perspective())
@@ -185,8 +186,8 @@ class Start:
             session = node.new_session_dir(root)
             gcs_port, control = None, None
         node_id = os.urandom(28).hex()
-        raylet = node.spawn(session, "raylet", fake_gcs,
-                            _raylet_args(self.opts, session, node_id, node_ip, gcs_address, self.head), self.block)
+        raylet_args = _raylet_args(self.opts, resources, labels, session, node_id, node_ip, gcs_address, self.head)
+        raylet = node.spawn(session, "raylet", fake_gcs, raylet_args, self.block)
         self.children.append(raylet)
         raylet_port = node.wait_for_file(os.path.join(session, "raylet.port"), raylet, 30)
         if raylet_port is None:
