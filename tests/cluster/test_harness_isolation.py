@@ -113,7 +113,7 @@ def test_a_killed_run_is_swept_by_the_next():
     while os.path.exists(f"/proc/{pid1}") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not os.path.exists(f"/proc/{pid1}"), "the pod outlived its harness"
-    assert run_id in netns.sweep_stale(), "sweep did not find the run"
+    netns.sweep_stale()  # (under ctest -j, another test's start-up may have swept it first)
     assert not any(n.startswith(prefix) for n in os.listdir(netns.NETNS_DIR)), "namespaces left"
     assert not os.path.exists(os.path.join(netns.STATE_ROOT, run_id))
 
