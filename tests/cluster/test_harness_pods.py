@@ -53,6 +53,11 @@ def test_statefulset_pods_run_the_overlays_command_with_raylaunch_on_path():
         rc, procs = c.exec("training-2", ["ls", "/proc"])
         pids = sorted(int(x) for x in procs.split() if x.isdigit())
         eq(pids[0], 1, "the PID namespace starts at the container")
+        p2 = c.pod("training-2")
+        eq(c.processes("training-2")[0], (p2.host_pid, 1, "raylaunch"), "PID 1 seen from the host")
+        c.exec("training-2", ["sh", "-c", "echo in-pod > /tmp/x"])
+        eq(open(c.path_in("training-2", "/tmp/x")).read(), "in-pod\n", "the pod's private /tmp")
+        assert not os.path.exists("/tmp/x") or open("/tmp/x").read() != "in-pod\n"
 
 
 def test_indexed_job_pods_get_index_hostname_and_random_suffix():

@@ -356,6 +356,37 @@ class Cluster:
         pod = self.pod(which)
         return pod.current.exec(argv, timeout)
 
+    def processes(self, which):
+        """The pod's processes now, read from the host's /proc without entering the pod:
+        [(host pid, pid in the pod, command name)], PID 1 first."""
+        pod = self.pod(which)
+        if not pod.host_pid:
+            return []
+        try:
+            ns = os.readlink(f"/proc/{pod.host_pid}/ns/pid")
+        except OSError:
+            return []
+        out = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                if os.readlink(f"/proc/{entry}/ns/pid") != ns:
+                    continue
+                with open(f"/proc/{entry}/status") as f:
+                    status = dict(line.split(":", 1) for line in f if ":" in line)
+            except OSError:
+                continue
+            out.append((int(entry), int(status["NSpid"].split()[-1]), status["Name"].strip()))
+        return sorted(out, key=lambda p: p[1])
+
+    def path_in(self, which, path):
+        """A path of the pod's own filesystem (its /tmp, /dev/shm...) as the host can open it."""
+        pod = self.pod(which)
+        if not pod.host_pid:
+            raise ValueError(f"{pod.name} has no running container")
+        return f"/proc/{pod.host_pid}/root{path}"
+
     def run_in_node(self, fn):
         """Runs fn in a thread inside the node's network namespace (where the kubelet is)."""
         box = {}
