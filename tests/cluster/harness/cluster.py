@@ -16,9 +16,8 @@ import sys
 import threading
 import time
 
-from . import manifest, netns
-from .containerspec import parse_quantity
-from .dns import ClusterDNS
+from . import manifest, netns, volumes
+from .dns import ClusterDNS, service_records
 from .job import IndexedJobController
 from .kubelet import Kubelet
 from .loop import Loop
@@ -223,53 +222,11 @@ class Cluster:
             ctrl.pods_changed()
 
     def _sync_dns(self):
-        records = {}
-        for svc in self.services:
-            sel = svc["spec"].get("selector") or {}
-            everyone = bool(svc["spec"].get("publishNotReadyAddresses"))
-            name = svc["metadata"]["name"]
-            svc_fqdn = f"{name}.{self.namespace}.svc.{self.cluster_domain}"
-            for pod in self.all_pods:
-                if not pod.ip or pod.gone or pod.finished or not pod.netns:
-                    continue
-                if any(pod.labels.get(k) != v for k, v in sel.items()):
-                    continue
-                if not (everyone or pod.ready):
-                    continue
-                records.setdefault(svc_fqdn, []).append(pod.ip)
-                if pod.subdomain == name and pod.hostname:
-                    records[f"{pod.hostname}.{svc_fqdn}"] = [pod.ip]
-        self.dns.set_records(records)
+        self.dns.set_records(service_records(self.services, self.all_pods, self.namespace,
+                                             self.cluster_domain))
 
     def volume_dir(self, pod, volume):
-        name = volume["name"]
-        if "emptyDir" in volume:
-            path = os.path.join(pod.dir, "volumes", name)
-            os.makedirs(path, exist_ok=True)
-            if (volume["emptyDir"] or {}).get("medium") == "Memory":
-                # A tmpfs, as the kubelet mounts it: on the host, so it outlives container
-                # restarts; sized by sizeLimit (what raylaunch's /dev/shm check reads).
-                size = volume["emptyDir"].get("sizeLimit")
-                opts = "mode=1777" + (f",size={int(parse_quantity(size))}" if size else "")
-                netns.run_checked(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", path])
-            os.chmod(path, 0o777)  # as the kubelet creates it: any container user may write
-        elif "persistentVolumeClaim" in volume:
-            path = os.path.join(self.dir, "pvc", volume["persistentVolumeClaim"]["claimName"])
-        elif "hostPath" in volume:
-            return volume["hostPath"]["path"]
-        elif "configMap" in volume or "secret" in volume:
-            path = os.path.join(pod.dir, "volumes", name)
-            store, ref = ((self.config_maps, volume["configMap"]["name"]) if "configMap" in volume
-                          else (self.secrets, volume["secret"]["secretName"]))
-            os.makedirs(path, exist_ok=True)
-            for key, value in (store.get(ref) or {}).items():
-                with open(os.path.join(path, key), "w") as f:
-                    f.write(value)
-            return path
-        else:
-            return None
-        os.makedirs(path, exist_ok=True)
-        return path
+        return volumes.host_dir(self, pod, volume)
 
     def scaled(self, seconds):
         return self.overrides.scaled(seconds)
@@ -357,35 +314,10 @@ class Cluster:
         return pod.current.exec(argv, timeout)
 
     def processes(self, which):
-        """The pod's processes now, read from the host's /proc without entering the pod:
-        [(host pid, pid in the pod, command name)], PID 1 first."""
-        pod = self.pod(which)
-        if not pod.host_pid:
-            return []
-        try:
-            ns = os.readlink(f"/proc/{pod.host_pid}/ns/pid")
-        except OSError:
-            return []
-        out = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                if os.readlink(f"/proc/{entry}/ns/pid") != ns:
-                    continue
-                with open(f"/proc/{entry}/status") as f:
-                    status = dict(line.split(":", 1) for line in f if ":" in line)
-            except OSError:
-                continue
-            out.append((int(entry), int(status["NSpid"].split()[-1]), status["Name"].strip()))
-        return sorted(out, key=lambda p: p[1])
+        return self.pod(which).processes()
 
     def path_in(self, which, path):
-        """A path of the pod's own filesystem (its /tmp, /dev/shm...) as the host can open it."""
-        pod = self.pod(which)
-        if not pod.host_pid:
-            raise ValueError(f"{pod.name} has no running container")
-        return f"/proc/{pod.host_pid}/root{path}"
+        return self.pod(which).path(path)
 
     def run_in_node(self, fn):
         """Runs fn in a thread inside the node's network namespace (where the kubelet is)."""

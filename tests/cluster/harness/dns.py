@@ -60,6 +60,30 @@ def _skip_name(data, pos):
         pos += 1 + length
 
 
+def service_records(services, pods, namespace, domain):
+    """What CoreDNS serves for headless Services: `<svc>.<ns>.svc.<domain>` with every
+    selected pod's IP, and `<hostname>.<svc>.<ns>.svc.<domain>` for pods whose subdomain is
+    the Service; only ready pods unless publishNotReadyAddresses. A pod without a sandbox
+    (not started, finished, gone) has none."""
+    records = {}
+    for svc in services:
+        sel = svc["spec"].get("selector") or {}
+        everyone = bool(svc["spec"].get("publishNotReadyAddresses"))
+        name = svc["metadata"]["name"]
+        svc_fqdn = f"{name}.{namespace}.svc.{domain}"
+        for pod in pods:
+            if not pod.ip or pod.gone or pod.finished or not pod.netns:
+                continue
+            if any(pod.labels.get(k) != v for k, v in sel.items()):
+                continue
+            if not (everyone or pod.ready):
+                continue
+            records.setdefault(svc_fqdn, []).append(pod.ip)
+            if pod.subdomain == name and pod.hostname:
+                records[f"{pod.hostname}.{svc_fqdn}"] = [pod.ip]
+    return records
+
+
 class ClusterDNS:
     def __init__(self, network, state_dir, domain, run_in_node):
         self.network = network

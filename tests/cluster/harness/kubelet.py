@@ -233,6 +233,7 @@ class Kubelet:
 
     def _gone(self, pod):
         pod.gone = True
+        netns.unmount_under(pod.dir)  # its memory-backed emptyDir volumes
         self.c.event(pod, "Gone", f"phase {pod.phase}, exit codes {pod.exit_codes}")
         self.c.pods_changed()
         if pod.owner:
