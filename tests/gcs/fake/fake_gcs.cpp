@@ -17,7 +17,9 @@ namespace {
 
 constexpr int k_node_id_bytes = 28;  // kUniqueIDSize
 
-std::string hex(const std::string& bytes) { return to_hex(bytes); }
+std::string hex(const std::string& bytes) {
+  return to_hex(bytes);
+}
 
 }  // namespace
 
@@ -201,7 +203,8 @@ void FakeGcs::fill_reply(const ray::rpc::GetAllNodeInfoRequest& request, ray::rp
     const auto f = old_layout.filters();
     match = [f](const ray::rpc::GcsNodeInfo& n) {
       return (!f.has_state() || f.state() == static_cast<int>(n.state())) &&
-             (!f.has_node_id() || f.node_id() == n.node_id()) && (!f.has_node_name() || f.node_name() == n.node_name()) &&
+             (!f.has_node_id() || f.node_id() == n.node_id()) &&
+             (!f.has_node_name() || f.node_name() == n.node_name()) &&
              (!f.has_node_ip_address() || f.node_ip_address() == n.node_manager_address());
     };
   }
@@ -378,7 +381,8 @@ std::string FakeGcs::command(const std::vector<std::string>& args, bool& ok) {
   }
   ok = false;
   return "unknown command (add NAME [--head] [--ip IP] [--nm-port P] | fill COUNT BASE [--from I] | kill NAME | "
-         "fault unavailable|delay|status|pad N | stats | nodes | reset-stats | stop | start | restart MS [--wipe] | quit)";
+         "fault unavailable|delay|status|pad N | stats | nodes | reset-stats | stop | start | restart MS [--wipe] | "
+         "quit)";
 }
 
 }  // namespace fake

@@ -5,8 +5,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -20,18 +20,18 @@
 namespace fake {
 
 struct Options {
-  std::string ray_version = "2.9.0";   // which Ray's request handling and reply fields to mimic
-  std::optional<std::string> token;    // require `authorization: Bearer <token>` (Ray 2.52+ token auth)
-  bool strict_request = false;         // INVALID_ARGUMENT for requests in the 2.36-2.48 layout
-  HealthCheckConfig health_check;      // raylet health checks of nodes that registered themselves
+  std::string ray_version = "2.9.0";  // which Ray's request handling and reply fields to mimic
+  std::optional<std::string> token;   // require `authorization: Bearer <token>` (Ray 2.52+ token auth)
+  bool strict_request = false;        // INVALID_ARGUMENT for requests in the 2.36-2.48 layout
+  HealthCheckConfig health_check;     // raylet health checks of nodes that registered themselves
 };
 
 // Faults set by the control channel; they apply to GetAllNodeInfo and CheckAlive.
 struct Faults {
-  int unavailable = 0;         // answer the next N calls with UNAVAILABLE; -1: every call
-  int delay_ms = 0;            // sleep before answering (a slow GCS)
-  int ray_status = 0;          // non-zero: reply OK at the gRPC level with GcsStatus{code}
-  std::size_t pad_bytes = 0;   // label padding per node, to grow replies past gRPC's 4 MiB default
+  int unavailable = 0;        // answer the next N calls with UNAVAILABLE; -1: every call
+  int delay_ms = 0;           // sleep before answering (a slow GCS)
+  int ray_status = 0;         // non-zero: reply OK at the gRPC level with GcsStatus{code}
+  std::size_t pad_bytes = 0;  // label padding per node, to grow replies past gRPC's 4 MiB default
 };
 
 struct Stats {
@@ -41,8 +41,8 @@ struct Stats {
   std::int64_t last_reply_bytes = -1;
   std::int64_t unauthenticated = 0;
   std::int64_t rejected_layout = 0;
-  std::int64_t max_get_all_per_second = 0;    // most GetAllNodeInfo calls within any 1 s window
-  std::deque<std::int64_t> recent_get_all;    // their CLOCK_MONOTONIC times (ns), last second
+  std::int64_t max_get_all_per_second = 0;  // most GetAllNodeInfo calls within any 1 s window
+  std::deque<std::int64_t> recent_get_all;  // their CLOCK_MONOTONIC times (ns), last second
 };
 
 // The node table, faults and counters, shared by the gRPC handlers and the control channel.

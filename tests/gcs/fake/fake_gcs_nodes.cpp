@@ -8,7 +8,7 @@ namespace fake {
 
 namespace {
 
-constexpr std::size_t k_max_dead = 1000;  // maximum_gcs_dead_node_cached_count (ray_config_def.h)
+constexpr std::size_t k_max_dead = 1000;     // maximum_gcs_dead_node_cached_count (ray_config_def.h)
 constexpr std::size_t k_node_id_bytes = 28;  // kUniqueIDSize
 // Ray's reason text when GcsHealthCheckManager gives up on a raylet (GcsNodeManager::InferDeathInfo).
 constexpr const char* k_health_check_failed = "health check failed due to missing too many heartbeats";

@@ -155,8 +155,7 @@ int serve(const std::vector<std::string>& args) {
   options.strict_request = has(args, "--strict-request");
   options.health_check = fake::health_check_config_from_env();
   fake::HealthCheckConfig& hc = options.health_check;
-  hc.initial_delay_ms =
-      std::stoi(flag(args, "--health-check-initial-delay-ms", std::to_string(hc.initial_delay_ms)));
+  hc.initial_delay_ms = std::stoi(flag(args, "--health-check-initial-delay-ms", std::to_string(hc.initial_delay_ms)));
   hc.period_ms = std::stoi(flag(args, "--health-check-period-ms", std::to_string(hc.period_ms)));
   hc.timeout_ms = std::stoi(flag(args, "--health-check-timeout-ms", std::to_string(hc.timeout_ms)));
   hc.failure_threshold =
@@ -300,6 +299,7 @@ int main(int argc, char** argv) {
   if (mode == "send-v236") {
     return fake::send_v236_main(args);
   }
-  std::cerr << "usage: fake_gcs serve|ctl|raylet|ping|nodes|blackhole|freeport|send-v236 ... (see tests/gcs/fake/fake_main.cpp)\n";
+  std::cerr << "usage: fake_gcs serve|ctl|raylet|ping|nodes|blackhole|freeport|send-v236 ... (see "
+               "tests/gcs/fake/fake_main.cpp)\n";
   return 2;
 }

@@ -129,8 +129,8 @@ int raylet_main(const std::vector<std::string>& args) {
     ray::rpc::RegisterNodeReply reply;
     const grpc::Status s = ray::rpc::NodeInfoGcsService::NewStub(gcs)->RegisterNode(&context, request, &reply);
     if (!s.ok() || reply.status().code() != 0) {
-      std::cerr << "fake raylet: RegisterNode at " << gcs_address << " failed: "
-                << (s.ok() ? reply.status().message() : s.error_message()) << "\n";
+      std::cerr << "fake raylet: RegisterNode at " << gcs_address
+                << " failed: " << (s.ok() ? reply.status().message() : s.error_message()) << "\n";
       return 1;
     }
     std::cerr << "fake raylet: node " << node_id << " registered at GCS " << gcs_address << "\n";

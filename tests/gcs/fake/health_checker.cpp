@@ -151,9 +151,8 @@ void HealthChecker::run(std::shared_ptr<Node> node) {
         remaining = m_config.failure_threshold;
         next = clock::now() + std::chrono::milliseconds(m_config.initial_delay_ms);
       }
-      const bool woken = m_cv.wait_until(lock, next, [&] {
-        return node->stop || m_paused || generation != m_generation;
-      });
+      const bool woken =
+          m_cv.wait_until(lock, next, [&] { return node->stop || m_paused || generation != m_generation; });
       if (node->stop) {
         return;
       }
