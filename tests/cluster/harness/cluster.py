@@ -12,6 +12,7 @@ import atexit
 import os
 import secrets as _secrets
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -38,6 +39,11 @@ def check_host():
     missing = [t for t in TOOLS if not shutil.which(t) and not os.path.exists(f"/usr/sbin/{t}")]
     if missing:
         raise NeedsRoot(f"missing {', '.join(missing)} (scripts/deps --test installs them)")
+    # Root in a container without CAP_SYS_ADMIN, or with namespaces disabled: say so once.
+    probe = subprocess.run(["unshare", "--net", "--mount", "--uts", "--ipc", "--pid", "--fork", "true"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        raise NeedsRoot(f"cannot create namespaces here: {probe.stderr.strip()}")
 
 
 class Cluster:

@@ -219,7 +219,8 @@ class IndexedJobController:
         self.finishing = result
         self.conditions.append((self.c.loop.now(), "SuccessCriteriaMet" if result == "Complete"
                                 else "FailureTarget", reason))
-        self.c.event(f"job/{self.name}", "Job" + result, f"{self.name}: {reason}; terminating {len(self.active)} pods")
+        self.c.event(f"job/{self.name}", "Job" + result,
+                     f"{self.name}: {reason}; terminating {len(self.active)} pods")
         for pod in list(self.active.values()):
             self.c.kubelet.delete(pod, reason=f"Job {self.name} {reason}")
         self._maybe_done()

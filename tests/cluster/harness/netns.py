@@ -6,7 +6,10 @@ own interfaces or beyond, whatever routes a process adds. Pods get an address fr
 198.18.0.0/15 (RFC 2544 benchmarking space), the connected route and, as a CNI gives them, a
 default route to the node (so Ray's "source address toward 8.8.8.8" finds the pod IP); the
 node's own default route is `unreachable`, so anything sent out is answered at once with
-ICMP "network unreachable" and goes no further. `check_isolated` asserts all of it. Everything is named `rlc-<run id>-...`, so parallel runs never share a name,
+an ICMP error (a connect fails with "No route to host") and goes no further.
+`check_isolated` asserts all of it.
+
+Everything is named `rlc-<run id>-...`, so parallel runs never share a name,
 and a run killed before its teardown is found and removed by `sweep_stale` (a run is alive
 while it holds the flock on its state directory's lock file).
 """
