@@ -31,7 +31,15 @@ def test_grace_period_then_sigkill_and_recreation():
                          and c.pod("training-1"), 20, "training-1 recreated")
         assert new.uid != old.uid and new.ip != old.ip, (new, old)
         eq(info(new)["hostname"], "training-1", "hostname")
-        eq(c.dns.resolve("training-1.training.default.svc.cluster.local")[1], [new.ip], "DNS follows")
+        eq(c.dns.wait("training-1.training.default.svc.cluster.local"), [new.ip], "DNS follows")
+        # Held, a deleted pod stays away (a head that is gone), until released.
+        c.hold("training-1")
+        c.delete_pod("training-1", grace=0)
+        c.wait_for(lambda: new.gone, 20, "training-1 gone again")
+        c.dns.wait("training-1.training.default.svc.cluster.local", present=False)
+        assert c.pod("training-1") is new and len(c.pods) == 1, c.pods
+        c.release("training-1")
+        c.wait_for(lambda: c.pod("training-1") is not new and c.pod("training-1").ready, 20, "back")
 
 
 def test_sigterm_handled_within_the_grace_period():

@@ -143,6 +143,11 @@ class Cluster:
         self.loop.call(go)
         return self
 
+    def hold(self, which):
+        """From now on the controller does not (re)create this pod: with delete_pod, a pod
+        gone for good (a head that stays away), until `release`."""
+        self.loop.call(lambda: (lambda c, i: c.hold(i))(*self._index_of(which)))
+
     def release(self, which):
         self.loop.call(lambda: (lambda c, i: c.release(i))(*self._index_of(which)))
 

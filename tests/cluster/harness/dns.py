@@ -1,6 +1,7 @@
 """Cluster DNS: dnsmasq in its own namespace on the bridge, authoritative for the cluster
 domain (unknown names there are NXDOMAIN), no upstream servers (anything else is REFUSED:
-no query ever leaves), records from a hosts file re-read on SIGHUP.
+no query ever leaves), records from a hosts file re-read on SIGHUP; every change waits for
+dnsmasq's "read" log line, so a record is served (or gone) once the change returns.
 
 The records (what CoreDNS serves for headless Services) come from the cluster; a test can
 withhold a name (NXDOMAIN although the pod exists), publish it later, or add its own.
@@ -109,7 +110,7 @@ class ClusterDNS:
         self.proc = subprocess.Popen(
             ["setpriv", "--pdeathsig", "KILL", "ip", "netns", "exec", ns, dnsmasq,
              "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv", "--no-hosts",
-             "--no-poll", "--bind-interfaces", f"--listen-address={netns.DNS_IP}", "--port=53",
+             "--no-poll", "--bind-dynamic", f"--listen-address={netns.DNS_IP}", "--port=53",
              f"--local=/{self.domain}/", *reverse, "--domain-needed",
              f"--addn-hosts={self.hosts}", "--log-queries", f"--log-facility={self.log}",
              "--user=root", "--group=root"],
@@ -160,9 +161,24 @@ class ClusterDNS:
                 f.write(text)
             os.rename(tmp, self.hosts)
             self._written = text
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGHUP)
+            if self.proc and self.proc.poll() is None:
+                self._reload()
         return True
+
+    def _reload(self):
+        """SIGHUP, then wait until dnsmasq says it re-read the file: a change is served
+        when this returns (what the harness does next may depend on it)."""
+        start = os.path.getsize(self.log) if os.path.exists(self.log) else 0
+        self.proc.send_signal(signal.SIGHUP)
+        needle = f"read {self.hosts} - ".encode()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            with open(self.log, "rb") as f:
+                f.seek(start)
+                if needle in f.read():
+                    return
+            time.sleep(0.002)
+        raise RuntimeError(f"dnsmasq did not re-read {self.hosts} within 5 s")
 
     # --- called by the cluster when pods or their readiness change
     def set_records(self, records):
