@@ -42,6 +42,18 @@ def test_grace_period_then_sigkill_and_recreation():
         c.wait_for(lambda: c.pod("training-1") is not new and c.pod("training-1").ready, 20, "back")
 
 
+def test_ordered_ready_creates_one_pod_after_the_other():
+    docs = manifest.render("p4de", replicas=3)
+    manifest.workload(docs)["spec"]["podManagementPolicy"] = "OrderedReady"
+    with testpod_cluster(docs=docs, env={"TESTPOD_LISTEN_AFTER": "0.3"}) as c:
+        c.start()
+        ready(c, 3)
+        eq([p.name for p in c.all_pods], ["training-0", "training-1", "training-2"], "one pod each")
+        ready_at = {e.pod: e.t for e in c.events if e.reason == "Ready"}
+        for prev, nxt in zip(c.all_pods, c.all_pods[1:]):
+            assert nxt.created_at >= ready_at[prev.name], f"{nxt.name} before {prev.name} was ready"
+
+
 def test_sigterm_handled_within_the_grace_period():
     with testpod_cluster("p4de", replicas=1, env={"TESTPOD_ON_TERM": "exit:0:0.2",
                                                    "TESTPOD_MESSAGE": "clean"}) as c:
@@ -126,6 +138,7 @@ def test_job_backoff_limit_per_index():
 
 if __name__ == "__main__":
     main(test_grace_period_then_sigkill_and_recreation,
+         test_ordered_ready_creates_one_pod_after_the_other,
          test_sigterm_handled_within_the_grace_period,
          test_crash_restarts_with_back_off_and_keeps_messages,
          test_job_success_policy_terminates_the_other_indexes,

@@ -19,6 +19,7 @@ class StatefulSetController:
         self.held = set()
         self.pods = {}  # ordinal -> current Pod
         self.stopping = False
+        self._busy = False
 
     def pod_names(self):
         return [f"{self.name}-{i}" for i in range(self.replicas)]
@@ -40,8 +41,15 @@ class StatefulSetController:
         return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
 
     def reconcile(self):
-        if self.stopping or self.c.shutting_down:
-            return
+        if self.stopping or self.c.shutting_down or self._busy:
+            return  # (creating a pod calls back here before it is in self.pods)
+        self._busy = True
+        try:
+            self._reconcile()
+        finally:
+            self._busy = False
+
+    def _reconcile(self):
         for i in range(self.replicas):
             current = self.pods.get(i)
             if current is not None and not current.gone:
