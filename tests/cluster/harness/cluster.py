@@ -58,6 +58,8 @@ class Cluster:
             raise manifest.ManifestError("nothing to run: no StatefulSet or Indexed Job"
                                          + (f" named {sorted(workloads)}" if workloads else ""))
         self.services = [s for s in manifest.services(docs) if s["spec"].get("clusterIP") == "None"]
+        if raylaunch and not os.access(raylaunch, os.X_OK):
+            raise ValueError(f"raylaunch={raylaunch}: not an executable file (build it, or pass the built binary)")
         self.raylaunch = raylaunch
         self.namespace = namespace
         self.cluster_domain = cluster_domain

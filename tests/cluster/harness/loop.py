@@ -54,8 +54,8 @@ class Loop:
 
     def call(self, fn, *args, timeout=60):
         """Runs fn on the loop and returns its result (or raises its exception)."""
-        if self.in_loop():
-            return fn(*args)
+        if self.in_loop() or not self._thread.is_alive():
+            return fn(*args)  # (before the start and after the stop: nothing runs concurrently)
         done = threading.Event()
         box = {}
 
