@@ -3,6 +3,7 @@
 # gets linked, statically or not, is decided once per program by raylaunch_link_program().
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(GRPCPP REQUIRED grpc++_unsecure protobuf libcares)
+pkg_check_modules(HIREDIS REQUIRED hiredis)
 find_program(PROTOC protoc REQUIRED)
 find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
 find_package(Threads REQUIRED)
@@ -17,8 +18,14 @@ target_link_libraries(deps_json INTERFACE nlohmann_json::nlohmann_json)
 
 add_library(deps_cli INTERFACE)  # CLI11, header-only (/usr/include/CLI)
 
+# Boost 1.74: Asio and Beast are header-only; Process (v1) needs Boost.Filesystem linked.
+add_library(deps_boost INTERFACE)
+target_compile_definitions(deps_boost INTERFACE BOOST_ASIO_NO_DEPRECATED BOOST_ERROR_CODE_HEADER_ONLY)
+
 add_library(deps_cares INTERFACE)  # c-ares: launcher/net/dns_lookup.cpp
 target_include_directories(deps_cares SYSTEM INTERFACE ${GRPCPP_INCLUDE_DIRS})
+
+add_library(deps_hiredis INTERFACE)  # hiredis: launcher/redis only (its RESP reader, <hiredis/read.h>)
 
 add_library(deps_grpc_headers INTERFACE)
 target_include_directories(deps_grpc_headers SYSTEM INTERFACE ${GRPCPP_INCLUDE_DIRS})
@@ -32,11 +39,11 @@ target_compile_options(deps_grpc_headers INTERFACE ${GRPCPP_CFLAGS_OTHER})
 # pkg-config's --static list misses upb/re2/cares/address_sorting (Debian 12's grpc.pc), so
 # they are named here; the group resolves the cycles among them.
 set(RAYLAUNCH_STATIC_LIBS -Wl,--start-group ${GRPCPP_STATIC_LDFLAGS} -lupb -lre2 -lcares -laddress_sorting
-    -Wl,--end-group)
+    -lboost_filesystem -lhiredis -Wl,--end-group)
 set(is_static "$<BOOL:$<TARGET_PROPERTY:RAYLAUNCH_FULLY_STATIC>>")
 add_library(deps_link INTERFACE)
 target_link_libraries(deps_link INTERFACE "$<${is_static}:${RAYLAUNCH_STATIC_LIBS}>"
-                      "$<$<NOT:${is_static}>:${GRPCPP_LINK_LIBRARIES}>" Threads::Threads)
+                      "$<$<NOT:${is_static}>:${GRPCPP_LINK_LIBRARIES};-lboost_filesystem;${HIREDIS_LINK_LIBRARIES}>" Threads::Threads)
 
 # The old name, for programs that link gRPC directly (fakes, benchmarks).
 add_library(deps_grpc_shared INTERFACE)

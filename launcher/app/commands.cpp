@@ -28,6 +28,9 @@ const std::vector<std::string_view> k_run_settings =
 
 const std::vector<CommandSpec>& command_table() {
   static const std::vector<CommandSpec> table = {
+      {"run",
+       "the pod's container command: start Ray (head or worker), wait for every node, run the command as PID 1",
+       k_run_settings, SignalMode::handled, "", {}, false, true, cmd_run},
       {"plan", "print what `run` would do in this pod (role, ray start argv, env, checks); start nothing",
        k_run_settings, SignalMode::defaults, "", {}, false, true, cmd_plan},
       {"wait",

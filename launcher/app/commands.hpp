@@ -36,6 +36,7 @@ const std::vector<CommandSpec>& command_table();
 
 int cmd_version(const Invocation& inv);
 int cmd_plan(const Invocation& inv);
+int cmd_run(const Invocation& inv);
 int cmd_wait(const Invocation& inv);
 int cmd_status(const Invocation& inv);
 int cmd_probe(const Invocation& inv);

@@ -120,20 +120,36 @@ util::Result<std::string, RpcError> GcsClient::check_alive(std::chrono::millisec
   return one_line(reply.ray_version());
 }
 
-util::Result<int, RpcError> health_check(const std::string& target, const std::string& service,
-                                         std::chrono::milliseconds timeout) {
+struct HealthClient::Stub {
+  std::unique_ptr<grpc::health::v1::Health::Stub> health;
+};
+
+HealthClient::HealthClient(std::string target) : m_target(std::move(target)) {}
+
+HealthClient::~HealthClient() = default;
+
+util::Result<int, RpcError> HealthClient::check(const std::string& service, std::chrono::milliseconds timeout) {
   using R = util::Result<int, RpcError>;
-  auto stub = grpc::health::v1::Health::NewStub(make_channel(target));
+  if (!m_stub) {
+    m_stub = std::make_unique<Stub>();
+    m_stub->health = grpc::health::v1::Health::NewStub(make_channel(m_target));
+  }
   grpc::ClientContext context;
   prepare_call(context, timeout, std::nullopt);  // raylets run gRPC's default service: no auth
   grpc::health::v1::HealthCheckRequest request;
   request.set_service(service);
   grpc::health::v1::HealthCheckResponse reply;
-  const grpc::Status status = stub->Check(&context, request, &reply);
+  const grpc::Status status = m_stub->health->Check(&context, request, &reply);
   if (!status.ok()) {
+    m_stub.reset();  // a fresh channel next time, as GcsClient does after a failure
     return R::failure(from_status(status));
   }
   return static_cast<int>(reply.status());
+}
+
+util::Result<int, RpcError> health_check(const std::string& target, const std::string& service,
+                                         std::chrono::milliseconds timeout) {
+  return HealthClient(target).check(service, timeout);
 }
 
 }  // namespace launcher::gcs

@@ -57,8 +57,25 @@ class GcsClient {
   std::unique_ptr<Stub> m_stub;
 };
 
-// grpc.health.v1.Health/Check of `service` on `target` ("" = the server as a whole), one call
-// on a fresh channel. Returns the ServingStatus (1 = SERVING) or the call's error.
+// grpc.health.v1.Health/Check on one channel kept across calls: how the resident health
+// endpoint asks its raylet, and (through health_check) the exec probe.
+class HealthClient {
+ public:
+  explicit HealthClient(std::string target);
+  ~HealthClient();
+  HealthClient(const HealthClient&) = delete;
+  HealthClient& operator=(const HealthClient&) = delete;
+
+  // The ServingStatus of `service` ("" = the server as a whole; 1 = SERVING) or the error.
+  util::Result<int, RpcError> check(const std::string& service, std::chrono::milliseconds timeout);
+
+ private:
+  struct Stub;
+  std::string m_target;
+  std::unique_ptr<Stub> m_stub;
+};
+
+// One HealthClient::check on a fresh channel.
 util::Result<int, RpcError> health_check(const std::string& target, const std::string& service,
                                          std::chrono::milliseconds timeout);
 

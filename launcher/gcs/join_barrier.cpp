@@ -56,6 +56,9 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
         result.answered = true;
         result.last_error.reset();
         result.last_count = count_alive(reply.value(), options.expected_names);
+        if (options.on_answer) {
+          options.on_answer(result.last_count);
+        }
         const std::string line = progress_line(result.last_count, options.nodes);
         return {result.last_count.distinct_alive() >= options.nodes ? Kind::done : Kind::waiting, line};
       });

@@ -1,5 +1,6 @@
 #pragma once
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -30,6 +31,8 @@ struct JoinOptions {
   // Deadline and pacing: polls at least 275 ms apart — at most 4 in any second, with 25 ms of
   // margin for scheduling jitter on a busy node — and slower when replies are slow.
   util::WaitOptions wait;
+  // Called with every answer (on the waiting thread): how `run` keeps /metrics current.
+  std::function<void(const AliveCount&)> on_answer;
 };
 
 struct JoinResult {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include <chrono>
+#include <memory>
 
 #include "gcs/auth_token.hpp"
 
@@ -34,5 +35,23 @@ struct ProbeTarget {
 //   a head back, and the raylet exits by itself after gcs_rpc_server_reconnect_timeout_s.
 // - worker readiness: this pod's hostname has an ALIVE row in the head's GCS node table.
 ProbeResult run_probe(ProbeKind kind, const ProbeTarget& target, const std::optional<AuthToken>& token);
+
+// The same probes on channels kept open across calls, for the resident health endpoint (one
+// caller at a time: its probe thread).
+class Prober {
+ public:
+  Prober(ProbeTarget target, std::optional<AuthToken> token);
+  ~Prober();
+  Prober(const Prober&) = delete;
+  Prober& operator=(const Prober&) = delete;
+
+  ProbeResult probe(ProbeKind kind);
+
+ private:
+  struct Clients;
+  ProbeTarget m_target;
+  std::optional<AuthToken> m_token;
+  std::unique_ptr<Clients> m_clients;
+};
 
 }  // namespace launcher::gcs

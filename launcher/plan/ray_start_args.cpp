@@ -63,7 +63,11 @@ std::vector<std::string> ray_start_argv(const Config& config, const PodIdentity&
   }
   ours.push_back("--node-manager-port=" + std::to_string(config.node_manager_port));
   ours.push_back("--metrics-export-port=" + std::to_string(config.metrics_export_port));
-  ours.push_back("--block");
+  // With --exec the head's raylaunch becomes the command, which will not supervise `ray start`:
+  // without --block it returns once Ray runs, and Ray's processes live on by themselves.
+  if (!(config.exec && id.role == Role::head)) {
+    ours.push_back("--block");
+  }
 
   std::set<std::string> user_options;
   for (const std::string& arg : config.ray_args) {

@@ -4,8 +4,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <csignal>
 
 #include "util/backoff.hpp"
+#include "util/exit_codes.hpp"
 #include "util/parse.hpp"
 
 namespace launcher::util {
@@ -41,6 +43,21 @@ class ThrottledLog {
 };
 
 }  // namespace
+
+int exit_code_of(WaitEnd end, int stop_signal) {
+  switch (end) {
+    case WaitEnd::ready:
+      return exit_code::ok;
+    case WaitEnd::not_ready:
+      return exit_code::temp_fail;
+    case WaitEnd::unreachable:
+    case WaitEnd::refused:
+      return exit_code::unavailable;
+    case WaitEnd::stopped:
+      return exit_code::killed_by(stop_signal > 0 ? stop_signal : SIGTERM);
+  }
+  return exit_code::software;
+}
 
 WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock& clock, std::stop_token stop,
                       const std::function<Attempt(std::chrono::milliseconds, std::stop_token)>& attempt) {

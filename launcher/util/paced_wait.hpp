@@ -50,6 +50,12 @@ struct WaitReport {
   std::chrono::milliseconds elapsed{0};
 };
 
+// The one map from how a wait ended to the exit code (README "Exit codes"), shared by `wait`,
+// `run` and the Redis preflight: ready 0; not_ready 75 (the join barrier timed out);
+// unreachable 69; refused 69 (the other side rejected our credentials: retrying cannot help);
+// stopped 128+signal (143 on SIGTERM).
+int exit_code_of(WaitEnd end, int stop_signal);
+
 // The deadline / backoff / throttled-progress skeleton every wait of raylaunch shares (the
 // join barrier, a worker's wait for its head, the Redis preflight). Calls `attempt(timeout,
 // stop)` until it says done or refused, the deadline passes or `stop` is requested; each call

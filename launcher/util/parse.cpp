@@ -172,4 +172,21 @@ std::string format_duration(std::chrono::milliseconds d) {
   return std::to_string(ms) + "ms";
 }
 
+std::string format_elapsed(std::chrono::milliseconds d) {
+  const auto ms = d.count() < 0 ? 0 : d.count();
+  std::array<char, 48> buf{};
+  if (ms < 1000) {
+    std::snprintf(buf.data(), buf.size(), "%lldms", static_cast<long long>(ms));
+  } else if (ms < 60'000) {
+    std::snprintf(buf.data(), buf.size(), "%.1fs", static_cast<double>(ms) / 1000.0);
+  } else if (ms < 3'600'000) {
+    std::snprintf(buf.data(), buf.size(), "%lldm%02llds", static_cast<long long>(ms / 60'000),
+                  static_cast<long long>(ms / 1000 % 60));
+  } else {
+    std::snprintf(buf.data(), buf.size(), "%lldh%02lldm", static_cast<long long>(ms / 3'600'000),
+                  static_cast<long long>(ms / 60'000 % 60));
+  }
+  return buf.data();
+}
+
 }  // namespace launcher::util

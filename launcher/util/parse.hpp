@@ -31,6 +31,10 @@ std::string format_size(std::uint64_t bytes);
 // "300s", "5m", "1500ms": the shortest exact text for a duration.
 std::string format_duration(std::chrono::milliseconds d);
 
+// "850ms", "4.2s", "3m05s", "3h12m": how long something took, for people (log lines,
+// termination messages); not parseable back.
+std::string format_elapsed(std::chrono::milliseconds d);
+
 // Trims ASCII whitespace at both ends.
 std::string_view trim(std::string_view s);
 

@@ -1,0 +1,183 @@
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/io_context.hpp>
+#include <csignal>
+#include <cstdlib>
+
+#include "app/commands.hpp"
+#include "app/gcs_target.hpp"
+#include "app/run_waits.hpp"
+#include "gcs/probe.hpp"
+#include "health/health_service.hpp"
+#include "health/http_server.hpp"
+#include "health/probe_cache.hpp"
+#include "plan/plan.hpp"
+#include "plan/plan_render.hpp"
+#include "supervisor/executable_lookup.hpp"
+#include "supervisor/supervisor.hpp"
+#include "util/fatal.hpp"
+#include "util/strings.hpp"
+#include "version.hpp"
+
+namespace launcher {
+
+namespace {
+
+using supervisor::SpawnRequest;
+
+// The resident endpoint asks each probe at most once a second, whatever the number of probers.
+constexpr std::chrono::milliseconds k_probe_cache_age{1'000};
+
+// A strict check failed: the plan's exit (78), with the failing checks named, nothing started.
+void refuse_failed_checks(const Plan& plan) {
+  std::vector<std::string> lines;
+  for (const Check& c : plan.checks) {
+    if (c.status == CheckStatus::fail) {
+      lines.push_back("node check " + c.name + " failed: " + util::printable(c.detail) +
+                      (c.fix.empty() ? "" : " (fix: " + c.fix + ")"));
+    } else if (c.status == CheckStatus::warn) {
+      spdlog::warn("node check {}: {}{}", c.name, c.detail, c.fix.empty() ? "" : " (fix: " + c.fix + ")");
+    }
+  }
+  if (plan.exit_code() != exit_code::ok) {
+    throw Fatal(plan.exit_code(), lines);
+  }
+}
+
+// `ray`, the command and `ray stop`, found on the PATH the children will have (a venv's bin
+// first), before anything starts: a missing `ray` fails at second 0, not after the barrier.
+struct Programs {
+  SpawnRequest ray;
+  SpawnRequest command;
+  SpawnRequest ray_stop;
+};
+
+Programs resolve_programs(const Plan& plan, const Config& config, const EnvMap& child_env) {
+  const std::string path = util::env_value(child_env, "PATH");
+  Programs p;
+  const auto ray = supervisor::resolve_executable(plan.ray_start.front(), path);
+  if (!ray) {
+    throw Fatal(exit_code::unavailable, "the ray CLI (" + config.source_of("ray") + "): " + ray.error().message);
+  }
+  p.ray = {ray.value(), plan.ray_start, true};
+  const int stop_grace_s = static_cast<int>(std::max<std::int64_t>(1, config.ray_stop_grace.count() / 2000));
+  p.ray_stop = {ray.value(), {plan.ray_start.front(), "stop", "--grace-period=" + std::to_string(stop_grace_s)}, true};
+  if (plan.identity.role == Role::head) {
+    if (plan.command.empty()) {
+      throw Fatal(exit_code::usage, "no launch command: the head runs it once every node has joined (expected "
+                                    "`raylaunch run -- COMMAND [ARGS...]`)");
+    }
+    const auto command = supervisor::resolve_executable(plan.command.front(), path);
+    if (!command) {
+      throw Fatal(command.error().code, "the launch command: " + command.error().message);
+    }
+    p.command = {command.value(), plan.command, false};
+  } else if (!plan.command.empty()) {
+    spdlog::info("the launch command runs on the head only; this worker runs Ray");
+  }
+  return p;
+}
+
+// Process-level changes the plan decided, before anything is spawned: children inherit them.
+void apply_actions(const Plan& plan) {
+  for (const Action& action : plan.actions) {
+    const auto& raise = std::get<RaiseLimit>(action);
+    const std::string err = util::set_soft_limit(raise.resource, raise.soft);
+    if (err.empty()) {
+      spdlog::info("{}", describe(action));
+    } else {
+      spdlog::warn("could not {}: {}", describe(action), err);
+    }
+  }
+}
+
+// The plan's environment, applied to raylaunch itself: `ray start` and every process Ray
+// spawns inherit it, and never see a later change (ray-gcs-wire.md §5).
+void apply_environment(const Plan& plan) {
+  for (const EnvVar& var : plan.env) {
+    ::setenv(var.name.c_str(), var.value.c_str(), 1);
+  }
+}
+
+supervisor::Settings lifecycle_settings(const Plan& plan, const Config& config) {
+  supervisor::Settings s;
+  s.head = plan.identity.role == Role::head;
+  s.exec = config.exec && s.head;
+  s.on_success = config.on_success;
+  s.term_grace = config.term_grace;
+  s.ray_stop_grace = config.ray_stop_grace;
+  return s;
+}
+
+int supervise(const Plan& plan, const Config& config, Programs programs, std::optional<gcs::AuthToken> token) {
+  boost::asio::io_context io;
+  supervisor::RunState state;
+  state.head = plan.identity.role == Role::head;
+  state.nodes_wanted = plan.identity.nodes;
+
+  // The resident health endpoint, on the same loop (its probe RPCs on a thread of their own).
+  gcs::Prober prober(probe_target(plan.identity, config), token);
+  std::unique_ptr<health::ProbeCache> probes;
+  std::unique_ptr<health::HealthService> service;
+  std::unique_ptr<health::HttpServer> server;
+  if (config.health_port > 0) {
+    probes = std::make_unique<health::ProbeCache>(
+        io,
+        [&prober](health::ProbeKind kind) {
+          const gcs::ProbeResult r =
+              prober.probe(kind == health::ProbeKind::liveness ? gcs::ProbeKind::liveness : gcs::ProbeKind::readiness);
+          return health::ProbeAnswer{r.healthy, r.line};
+        },
+        k_probe_cache_age);
+    service = std::make_unique<health::HealthService>(state, *probes, k_version);
+    try {
+      server = std::make_unique<health::HttpServer>(
+          io, config.health_port, [&service](const std::string& m, const std::string& p, health::Respond r) {
+            service->handle(m, p, std::move(r));
+          });
+    } catch (const std::exception& e) {
+      throw Fatal(exit_code::unavailable, config.source_of("health_port") + " " + std::to_string(config.health_port) +
+                                              ": cannot serve the health endpoint: " + e.what());
+    }
+    spdlog::info("health endpoint on :{} (/livez, /readyz, /metrics)", config.health_port);
+  }
+
+  supervisor::RunSpec spec;
+  spec.settings = lifecycle_settings(plan, config);
+  spec.ray = std::move(programs.ray);
+  spec.command = std::move(programs.command);
+  spec.ray_stop = std::move(programs.ray_stop);
+  spec.termination_log = config.termination_log;
+  RunWaits waits(plan, config, token, state);
+  spec.wait = [&waits](supervisor::Wait which, std::stop_token stop) { return waits(which, stop); };
+  supervisor::Supervisor sup(io, std::move(spec), state);
+  return sup.run();
+}
+
+}  // namespace
+
+// `run`: the container command of every pod. Plans exactly what `plan` prints, refuses what
+// cannot work before anything starts (64, 69, 78, 126, 127), then supervises Ray and the
+// launch command as PID 1 (supervisor/supervisor.hpp) and exits with the run's outcome.
+int cmd_run(const Invocation& inv) {
+  const Config& config = inv.config;
+  try {
+    const Plan plan = make_plan(config, gather_pod_facts(config, inv.env), inv.command);  // 64 on bad settings
+    spdlog::info("raylaunch {} run: {} is the {} (ordinal {} of {}); head {}", k_version, plan.identity.hostname,
+                 to_string(plan.identity.role), plan.identity.ordinal, plan.identity.nodes,
+                 plan.identity.head_address());
+    refuse_failed_checks(plan);                                                      // 78 under checks=strict
+    const Programs programs = resolve_programs(plan, config, plan.child_env(inv.env));  // 69, 64, 126, 127
+    std::optional<gcs::AuthToken> token = auth_token_or_fatal(inv.env);              // 64
+    apply_actions(plan);                                                             // setrlimit
+    apply_environment(plan);                                                         // inherited by everything
+    spdlog::info("ray start: {}", display_argv(plan.ray_start));
+    return supervise(plan, config, programs, std::move(token));
+  } catch (const Fatal& e) {
+    // Nothing was started: the kubelet still gets the reason as the termination message.
+    supervisor::write_termination_message(config.termination_log, e.lines().empty() ? "" : e.lines().front());
+    throw;
+  }
+}
+
+}  // namespace launcher

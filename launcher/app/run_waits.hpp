@@ -1,0 +1,34 @@
+#pragma once
+#include <optional>
+#include <stop_token>
+
+#include "config/config.hpp"
+#include "gcs/auth_token.hpp"
+#include "plan/plan.hpp"
+#include "supervisor/lifecycle.hpp"
+#include "supervisor/run_state.hpp"
+
+namespace launcher {
+
+// The blocking waits of `run`, each over the GCS client (or Redis), for the supervisor to run
+// on its wait thread: the head's own GCS (127.0.0.1:<ray port>), the join barrier, a worker's
+// wait for its head, one look at the head after a worker's Ray exited, the Redis preflight.
+class RunWaits {
+ public:
+  RunWaits(const Plan& plan, const Config& config, std::optional<gcs::AuthToken> token, supervisor::RunState& state);
+
+  supervisor::WaitFinished operator()(supervisor::Wait which, std::stop_token stop);
+
+ private:
+  supervisor::WaitFinished local_gcs(std::stop_token stop);
+  supervisor::WaitFinished join(std::stop_token stop);
+  supervisor::WaitFinished head(std::stop_token stop);
+  supervisor::WaitFinished diagnose(std::stop_token stop);
+
+  const Plan& m_plan;
+  const Config& m_config;
+  std::optional<gcs::AuthToken> m_token;
+  supervisor::RunState& m_state;
+};
+
+}  // namespace launcher

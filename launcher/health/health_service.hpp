@@ -1,0 +1,37 @@
+#pragma once
+#include <map>
+#include <string>
+
+#include "health/http_server.hpp"
+#include "health/probe_cache.hpp"
+#include "supervisor/run_state.hpp"
+
+namespace launcher::health {
+
+// The answers of /livez, /readyz and /metrics, from the supervisor's state and, where the
+// phase calls for it, one probe RPC (through the ProbeCache). Role-aware as `raylaunch probe`:
+//   /livez   head: 200 while Ray starts and the barrier runs its course, then "its GCS
+//            answers"; worker: 200 while waiting for the head, then "its own raylet answers"
+//            (a dead head does not fail it: restarting workers does not bring a head back);
+//            after the command succeeded with --on-success stay: 200; stopping: 503.
+//   /readyz  head: its GCS answers; worker: this pod is ALIVE in the head's node table.
+//   /metrics Prometheus text format (metrics.hpp).
+class HealthService {
+ public:
+  HealthService(const supervisor::RunState& state, ProbeCache& probes, std::string version);
+
+  // The Router for HttpServer.
+  void handle(const std::string& method, const std::string& path, Respond respond);
+
+ private:
+  void livez(Respond respond);
+  void readyz(Respond respond);
+  void answer(const std::string& endpoint, bool healthy, const std::string& line, Respond& respond);
+
+  const supervisor::RunState& m_state;
+  ProbeCache& m_probes;
+  std::string m_version;
+  std::map<std::string, long> m_counts;  // "livez ok" → requests answered so
+};
+
+}  // namespace launcher::health

@@ -1,0 +1,86 @@
+#include "redis/redis_wait.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+#include "util/parse.hpp"
+
+namespace launcher::redis {
+
+net::StagedCheck redis_check(const RedisTarget& target, std::shared_ptr<std::string> answered_ip) {
+  return net::StagedCheck(
+      target.address, "Redis",
+      [credentials = target.credentials, answered_ip = std::move(answered_ip)](
+          const net::HostPort& where, const std::string& ip, std::chrono::milliseconds timeout, std::stop_token stop) {
+        using Kind = net::ProtocolAnswer::Kind;
+        auto connection = Connection::open(ip, where.port, timeout, timeout, stop);
+        if (!connection) {
+          return net::ProtocolAnswer{Kind::failed, connection.error().detail};
+        }
+        const auto pong = connection.value().authenticate(credentials);
+        if (!pong) {
+          return net::ProtocolAnswer{pong.error().will_not_heal() ? Kind::refused : Kind::failed, pong.error().detail};
+        }
+        if (answered_ip) {
+          *answered_ip = ip;
+        }
+        return net::ProtocolAnswer{Kind::ready, pong.value()};
+      });
+}
+
+util::WaitOptions redis_wait_options(std::chrono::milliseconds timeout) {
+  util::WaitOptions o;
+  o.timeout = timeout;
+  o.attempt_timeout = std::chrono::milliseconds(2'000);
+  o.min_interval = std::chrono::milliseconds(250);
+  o.max_backoff = std::chrono::milliseconds(2'000);
+  return o;
+}
+
+RedisWaitResult wait_for_redis(const std::string& what, const RedisAttemptFn& attempt,
+                               const util::WaitOptions& options, util::Clock& clock, std::stop_token stop) {
+  spdlog::info("waiting for {} to answer PING (timeout {})", what, util::format_duration(options.timeout));
+  const util::WaitReport report = util::paced_wait(what, options, clock, stop, attempt);
+  RedisWaitResult result;
+  result.end = report.end;
+  result.attempts = report.attempts;
+  result.elapsed = report.elapsed;
+  switch (report.end) {
+    case util::WaitEnd::ready:
+      result.answer = report.last_line;
+      spdlog::info("{} answered {} after {} ms, {} attempts", what, result.answer, result.elapsed.count(),
+                   result.attempts);
+      break;
+    case util::WaitEnd::refused:
+      result.reason = what + ": " + report.last_line;
+      break;
+    case util::WaitEnd::stopped:
+      result.reason = "wait for " + what + " stopped after " + util::format_duration(result.elapsed);
+      break;
+    case util::WaitEnd::not_ready:  // a Redis attempt is never `waiting`; kept for completeness
+      result.end = util::WaitEnd::unreachable;
+      [[fallthrough]];
+    case util::WaitEnd::unreachable:
+      result.reason = what + " not ready at the " + util::format_duration(options.timeout) + " deadline: " +
+                      (report.last_line.empty() ? std::string("no attempt finished") : report.last_line);
+      break;
+  }
+  return result;
+}
+
+RedisWaitResult wait_for_redis(const RedisTarget& target, const util::WaitOptions& options, util::Clock& clock,
+                               std::stop_token stop) {
+  auto ip = std::make_shared<std::string>();
+  const net::StagedCheck check = redis_check(target, ip);
+  RedisWaitResult result = wait_for_redis(
+      "Redis at " + target.address.text(),
+      [&check](std::chrono::milliseconds timeout, std::stop_token s) { return check.attempt(timeout, std::move(s)); },
+      options, clock, std::move(stop));
+  if (result.end == util::WaitEnd::ready) {
+    result.ip = *ip;
+  }
+  return result;
+}
+
+}  // namespace launcher::redis

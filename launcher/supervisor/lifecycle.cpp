@@ -1,0 +1,392 @@
+#include "supervisor/lifecycle.hpp"
+
+#include <csignal>
+
+#include "util/exit_codes.hpp"
+#include "util/exit_status.hpp"
+#include "util/parse.hpp"
+
+namespace launcher::supervisor {
+
+const char* to_string(Phase p) {
+  switch (p) {
+    case Phase::starting:
+      return "starting";
+    case Phase::preflight:
+      return "preflight";
+    case Phase::waiting_head:
+      return "waiting_head";
+    case Phase::starting_ray:
+      return "starting_ray";
+    case Phase::joining:
+      return "joining";
+    case Phase::running_command:
+      return "running_command";
+    case Phase::running_ray:
+      return "running_ray";
+    case Phase::staying:
+      return "staying";
+    case Phase::stopping:
+      return "stopping";
+    case Phase::done:
+      return "done";
+  }
+  return "?";
+}
+
+namespace {
+
+bool ends_run(int signo) { return signo == SIGTERM || signo == SIGINT; }
+
+std::string with_detail(std::string line, const std::string& detail) {
+  return detail.empty() ? line : line + ": " + detail;
+}
+
+const char* waiting_for(Phase p) {
+  switch (p) {
+    case Phase::preflight:
+      return "while waiting for Redis";
+    case Phase::waiting_head:
+      return "while waiting for the head";
+    case Phase::starting_ray:
+      return "while Ray was starting";
+    case Phase::joining:
+      return "during the join barrier";
+    case Phase::running_ray:
+      return "while Ray ran";
+    case Phase::running_command:
+      return "while the command ran";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+std::optional<Child> Lifecycle::main_child() const {
+  if (m_command_running) {
+    return Child::command;
+  }
+  if (m_ray_running) {
+    return Child::ray;
+  }
+  return std::nullopt;
+}
+
+bool Lifecycle::running(Child c) const {
+  switch (c) {
+    case Child::ray:
+      return m_ray_running;
+    case Child::command:
+      return m_command_running;
+    case Child::ray_stop:
+      return m_ray_stop_running;
+  }
+  return false;
+}
+
+std::vector<Effect> Lifecycle::on(const Event& event) {
+  if (m_phase == Phase::done) {
+    return {};
+  }
+  return std::visit(
+      [this](const auto& e) -> std::vector<Effect> {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, Start>) {
+          return on_start();
+        } else if constexpr (std::is_same_v<T, WaitFinished>) {
+          return on_wait(e);
+        } else if constexpr (std::is_same_v<T, ChildExited>) {
+          return on_exit(e);
+        } else if constexpr (std::is_same_v<T, SignalReceived>) {
+          return on_signal(e);
+        } else if constexpr (std::is_same_v<T, TimerFired>) {
+          return on_timer(e);
+        } else {
+          return on_leftovers(e);
+        }
+      },
+      event);
+}
+
+std::vector<Effect> Lifecycle::on_start() {
+  std::vector<Effect> out;
+  m_wait_running = true;
+  if (!m_s.head) {
+    m_phase = Phase::waiting_head;
+    out.emplace_back(StartWait{Wait::head});
+  } else if (m_s.preflight) {
+    m_phase = Phase::preflight;
+    out.emplace_back(StartWait{Wait::preflight});
+  } else {
+    m_phase = Phase::starting_ray;
+    m_ray_running = true;
+    out.emplace_back(Spawn{Child::ray});
+    out.emplace_back(StartWait{Wait::local_gcs});
+  }
+  return out;
+}
+
+std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
+  std::vector<Effect> out;
+  m_wait_running = false;
+  if (w.which == Wait::diagnose) {
+    if (!w.reason.empty()) {
+      m_reason += " (" + w.reason + ")";
+    }
+    stop_ray(out);
+    return out;
+  }
+  if (m_phase == Phase::stopping || w.end == util::WaitEnd::stopped) {
+    return out;  // cancelled on the way to the exit; the shutdown is under way
+  }
+  const bool ready = w.end == util::WaitEnd::ready;
+  switch (w.which) {
+    case Wait::preflight:
+      if (!ready) {
+        m_exit_code = util::exit_code_of(w.end, 0);
+        m_reason = w.reason;
+        finish(out);  // nothing was started
+        return out;
+      }
+      m_phase = Phase::starting_ray;
+      m_ray_running = true;
+      m_wait_running = true;
+      out.emplace_back(Spawn{Child::ray});
+      out.emplace_back(StartWait{Wait::local_gcs});
+      return out;
+    case Wait::local_gcs:
+      if (!ready) {
+        shut_down(out, util::exit_code_of(w.end, 0), w.reason, std::nullopt);
+        return out;
+      }
+      m_phase = Phase::joining;
+      m_wait_running = true;
+      out.emplace_back(StartWait{Wait::join});
+      return out;
+    case Wait::join:
+      if (!ready) {
+        shut_down(out, util::exit_code_of(w.end, 0), w.reason, std::nullopt);
+        return out;
+      }
+      m_phase = Phase::running_command;
+      m_command_running = true;
+      // With --exec the command replaces raylaunch; the supervisor reports a failed execve as
+      // the command's exit (126/127), and the run ends as if it had exited so.
+      out.emplace_back(m_s.exec ? Effect(ExecCommand{}) : Effect(Spawn{Child::command}));
+      return out;
+    case Wait::head:
+      if (!ready) {
+        m_exit_code = util::exit_code_of(w.end, 0);
+        m_reason = w.reason;
+        finish(out);  // nothing was started
+        return out;
+      }
+      m_phase = Phase::running_ray;
+      m_ray_running = true;
+      out.emplace_back(Spawn{Child::ray});
+      return out;
+    case Wait::diagnose:
+      break;
+  }
+  return out;
+}
+
+std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
+  std::vector<Effect> out;
+  switch (e.which) {
+    case Child::ray:
+      m_ray_running = false;
+      if (m_ray_stop_sent) {
+        out.emplace_back(CancelTimer{Timer::ray_stop_grace});
+      }
+      if (m_s.exec && e.code == 0 && !m_exec_ray_started &&
+          (m_phase == Phase::starting_ray || m_phase == Phase::joining)) {
+        // Without --block, `ray start` returns once Ray's processes run (exec mode).
+        m_exec_ray_started = true;
+        out.emplace_back(Log{Log::Level::info, "ray start returned; Ray's processes run on without it (--exec)"});
+        return out;
+      }
+      switch (m_phase) {
+        case Phase::starting_ray:
+        case Phase::joining:
+          shut_down(out, exit_code::unavailable,
+                    with_detail("ray start " + e.how + " " + waiting_for(m_phase), e.detail), std::nullopt);
+          break;
+        case Phase::running_command:
+          shut_down(out, exit_code::unavailable,
+                    with_detail("Ray died while the command ran (ray start " + e.how + ")", e.detail), SIGTERM);
+          break;
+        case Phase::running_ray:
+          // A worker's Ray ends when its raylet gives up on an unreachable head, or a Ray
+          // process dies: look at the head once, so the reason says which.
+          m_phase = Phase::stopping;
+          m_exit_code = exit_code::unavailable;
+          m_reason = with_detail("ray start " + e.how, e.detail);
+          m_wait_running = true;
+          out.emplace_back(StartWait{Wait::diagnose});
+          break;
+        case Phase::staying:
+          out.emplace_back(Log{Log::Level::warn, "Ray " + e.how +
+                                                     " after the command succeeded; staying up anyway: exiting would "
+                                                     "make Kubernetes rerun the command"});
+          break;
+        case Phase::stopping:
+          if (!m_command_running) {
+            stop_ray(out);
+          }
+          break;
+        default:
+          break;
+      }
+      return out;
+    case Child::command:
+      m_command_running = false;
+      if (m_phase == Phase::running_command) {
+        if (e.code == 0 && m_s.on_success == OnSuccess::stay) {
+          m_phase = Phase::staying;
+          out.emplace_back(KillGroup{Child::command});
+          out.emplace_back(Log{Log::Level::info, "command exited 0 after " + util::format_elapsed(e.ran) +
+                                                     "; staying up (--on-success stay): Ray and the probes stay "
+                                                     "healthy, nothing reruns; delete the StatefulSet to end the run"});
+          return out;
+        }
+        m_phase = Phase::stopping;
+        m_exit_code = e.code;
+        m_reason = with_detail("command " + e.how + " after " + util::format_elapsed(e.ran), e.detail);
+      } else {
+        out.emplace_back(CancelTimer{Timer::term_grace});
+      }
+      out.emplace_back(KillGroup{Child::command});  // what it left behind in its group
+      stop_ray(out);
+      return out;
+    case Child::ray_stop:
+      m_ray_stop_running = false;
+      out.emplace_back(CancelTimer{Timer::ray_stop_grace});
+      finish(out);
+      return out;
+  }
+  return out;
+}
+
+std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
+  std::vector<Effect> out;
+  if (!ends_run(s.signo)) {
+    if (const auto child = main_child()) {
+      out.emplace_back(SendSignal{*child, s.signo});
+    }
+    return out;
+  }
+  const std::string by = "stopped by " + util::signal_name(s.signo);
+  switch (m_phase) {
+    case Phase::starting:
+    case Phase::preflight:
+    case Phase::waiting_head:
+      m_exit_code = exit_code::killed_by(s.signo);
+      m_reason = by + " " + waiting_for(m_phase) + "; nothing was started";
+      if (m_wait_running) {
+        out.emplace_back(CancelWait{});
+      }
+      finish(out);
+      break;
+    case Phase::starting_ray:
+    case Phase::joining:
+    case Phase::running_ray:
+      shut_down(out, exit_code::killed_by(s.signo), by + " " + waiting_for(m_phase), std::nullopt);
+      break;
+    case Phase::running_command:
+      shut_down(out, exit_code::killed_by(s.signo), by + " while the command ran", s.signo);
+      break;
+    case Phase::staying:
+      shut_down(out, exit_code::ok, "the command had succeeded; " + by + " while staying up", std::nullopt);
+      break;
+    case Phase::stopping:
+      if (m_command_running) {
+        out.emplace_back(SendSignal{Child::command, s.signo});  // a second Ctrl-C reaches it too
+      }
+      break;
+    case Phase::done:
+      break;
+  }
+  return out;
+}
+
+std::vector<Effect> Lifecycle::on_timer(const TimerFired& t) {
+  std::vector<Effect> out;
+  if (t.which == Timer::term_grace && m_command_running) {
+    out.emplace_back(Log{Log::Level::warn, "the command did not exit within the term grace (" +
+                                               util::format_duration(m_s.term_grace) + "): SIGKILL to its group"});
+    out.emplace_back(KillGroup{Child::command});
+  } else if (t.which == Timer::ray_stop_grace) {
+    if (m_ray_running) {
+      out.emplace_back(Log{Log::Level::warn, "ray start did not stop within " +
+                                                 util::format_duration(m_s.ray_stop_grace) + ": SIGKILL to its group"});
+      out.emplace_back(KillGroup{Child::ray});
+    } else if (m_ray_stop_running) {
+      out.emplace_back(KillGroup{Child::ray_stop});
+    }
+  }
+  return out;
+}
+
+std::vector<Effect> Lifecycle::on_leftovers(const Leftovers& l) {
+  std::vector<Effect> out;
+  if (l.count > 0 && !m_ray_stop_running) {
+    m_ray_stop_running = true;
+    out.emplace_back(Log{Log::Level::warn, std::to_string(l.count) +
+                                               " processes outlived ray start: running `ray stop` as a fallback"});
+    out.emplace_back(Spawn{Child::ray_stop});
+    out.emplace_back(StartTimer{Timer::ray_stop_grace, m_s.ray_stop_grace});
+    return out;
+  }
+  finish(out);
+  return out;
+}
+
+void Lifecycle::shut_down(std::vector<Effect>& out, int code, std::string reason, std::optional<int> command_signal) {
+  if (m_phase == Phase::stopping || m_phase == Phase::done) {
+    return;
+  }
+  m_phase = Phase::stopping;
+  m_exit_code = code;
+  m_reason = std::move(reason);
+  if (m_wait_running) {
+    out.emplace_back(CancelWait{});
+    m_wait_running = false;
+  }
+  if (m_command_running) {
+    out.emplace_back(SendSignal{Child::command, command_signal.value_or(SIGTERM)});
+    out.emplace_back(StartTimer{Timer::term_grace, m_s.term_grace});
+    return;  // Ray is stopped once the command has exited
+  }
+  stop_ray(out);
+}
+
+void Lifecycle::stop_ray(std::vector<Effect>& out) {
+  m_phase = Phase::stopping;
+  if (m_ray_running) {
+    if (!m_ray_stop_sent) {
+      // `ray start --block` stops every process it started on SIGTERM, then exits 1
+      // (python/ray/_private/node.py, _register_shutdown_hooks).
+      m_ray_stop_sent = true;
+      out.emplace_back(SendSignal{Child::ray, SIGTERM});
+      out.emplace_back(StartTimer{Timer::ray_stop_grace, m_s.ray_stop_grace});
+    }
+    return;
+  }
+  if (!m_leftovers_checked) {
+    m_leftovers_checked = true;
+    out.emplace_back(CheckLeftovers{});
+    return;
+  }
+  if (!m_ray_stop_running) {
+    finish(out);
+  }
+}
+
+void Lifecycle::finish(std::vector<Effect>& out) {
+  m_phase = Phase::done;
+  out.emplace_back(Exit{m_exit_code, m_reason});
+}
+
+}  // namespace launcher::supervisor

@@ -1,0 +1,36 @@
+#pragma once
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <deque>
+#include <string>
+
+#include "util/fd.hpp"
+
+namespace launcher::supervisor {
+
+// Reads a child's output pipe on the event loop and logs it line by line with a prefix
+// ("ray: …"). Reads as fast as the child writes, so the child never blocks on a full pipe;
+// keeps the last lines for the reason line when the child fails.
+class OutputRelay {
+ public:
+  OutputRelay(boost::asio::io_context& io, util::Fd pipe, std::string prefix);
+
+  // Reads whatever is in the pipe now, without waiting (the child just exited: its last words
+  // may not have been read yet).
+  void drain();
+  // The last `n` non-empty lines, joined with " | ".
+  std::string last_lines(std::size_t n) const;
+
+ private:
+  void read_more();
+  void consume(const char* data, std::size_t size);
+  void emit(std::string line);
+
+  boost::asio::posix::stream_descriptor m_pipe;
+  std::string m_prefix;
+  std::string m_partial;
+  std::deque<std::string> m_recent;
+  char m_buffer[8192];
+};
+
+}  // namespace launcher::supervisor

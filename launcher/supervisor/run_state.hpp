@@ -1,0 +1,27 @@
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <string>
+
+#include "supervisor/lifecycle.hpp"
+
+namespace launcher::supervisor {
+
+// What the supervisor knows about the run, read by the health endpoint and /metrics. Written
+// on the event loop, except the join barrier's counts, which its thread stores atomically.
+struct RunState {
+  Phase phase = Phase::starting;
+  bool head = true;
+  bool ray_started = false;         // `ray start` was spawned at least once
+  bool ray_running = false;
+  bool ray_died = false;            // Ray exited on its own (not stopped by raylaunch)
+  int ray_exits = 0;                // times `ray start` exited
+  int command_exit_code = -1;       // -1: not exited (or not run)
+  std::chrono::steady_clock::time_point started_at = std::chrono::steady_clock::now();
+  std::chrono::milliseconds join_wait{0};  // how long the barrier took (or has taken so far)
+  std::atomic<int> nodes_alive{0};  // distinct ALIVE pods at the last barrier poll
+  int nodes_wanted = 1;
+  std::string reason;               // why the run ended (or is ending)
+};
+
+}  // namespace launcher::supervisor
