@@ -84,10 +84,13 @@ class DynamicLinker {
   // What dlopen(`name`) called from `caller` (nullptr: from the program) would load: the
   // object, then every DT_NEEDED, transitively, breadth first, each name once.
   LoadReport dlopen(std::string_view name, const LoadedObject* caller) const;
+  // Only where dlopen(`name`) would find the object itself: its dependencies are not read.
+  LoadReport locate(std::string_view name, const LoadedObject* caller) const;
 
  private:
   struct Outcome;
   Outcome search(std::string_view name, const LoadReport& report, int requester, const LoadedObject* caller) const;
+  bool record(LoadReport& report, Outcome&& o, std::string_view wanted, int loader) const;
   std::vector<SearchedPlace> places(const LoadReport& report, int requester, const LoadedObject* caller) const;
 
   const ImageRoot& m_root;

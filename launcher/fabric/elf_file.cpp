@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "fabric/failure.hpp"
+
 namespace launcher::fabric {
 
 namespace {
@@ -31,7 +33,7 @@ T load(const std::string& bytes, std::size_t at) {
   return v;
 }
 
-ElfError invalid(std::string why) { return {ElfProblem::invalid, std::move(why)}; }
+Failure<ElfError> invalid(std::string why) { return {ElfError{ElfProblem::invalid, std::move(why)}}; }
 
 // Reads exactly `len` bytes at `offset`, or says why not.
 util::Result<std::string, ElfError> read_exact(const RootedFile& f, std::uint64_t offset, std::uint64_t len,
@@ -71,7 +73,7 @@ util::Result<Header, ElfError> read_header(const RootedFile& f) {
     return invalid("file too short (" + std::to_string(f.size()) + " bytes)");
   }
   if (h[4] != 2) {  // EI_CLASS: ELFCLASS64
-    return ElfError{ElfProblem::other_class, h[4] == 1 ? "32-bit ELF" : "unknown ELF class"};
+    return Failure{ElfError{ElfProblem::other_class, h[4] == 1 ? "32-bit ELF" : "unknown ELF class"}};
   }
   if (h[5] != 1) {  // EI_DATA: ELFDATA2LSB
     return invalid("ELF data encoding is not little-endian");
@@ -99,7 +101,7 @@ util::Result<std::vector<Segment>, ElfError> read_segments(const RootedFile& f, 
   }
   auto table = read_exact(f, h.phoff, std::uint64_t{h.phnum} * k_phdr_size, "the program headers");
   if (!table) {
-    return table.error();
+    return Failure{table.error()};
   }
   std::vector<Segment> segs;
   for (std::size_t i = 0; i < h.phnum; ++i) {
@@ -147,14 +149,14 @@ std::string machine_name(std::uint16_t machine) {
 util::Result<ElfInfo, ElfError> read_elf_info(const RootedFile& f) {
   auto header = read_header(f);
   if (!header) {
-    return header.error();
+    return Failure{header.error()};
   }
   if (header->type != k_et_dyn) {
     return invalid("not a shared object (ELF type " + std::to_string(header->type) + ")");
   }
   auto segs = read_segments(f, *header);
   if (!segs) {
-    return segs.error();
+    return Failure{segs.error()};
   }
   const Segment* dyn = nullptr;
   for (const Segment& s : *segs) {
@@ -171,7 +173,7 @@ util::Result<ElfInfo, ElfError> read_elf_info(const RootedFile& f) {
   }
   auto table = read_exact(f, dyn->offset, dyn->filesz, "the dynamic section");
   if (!table) {
-    return table.error();
+    return Failure{table.error()};
   }
 
   std::vector<std::pair<std::int64_t, std::uint64_t>> strings;  // (tag, offset in strtab)
@@ -203,7 +205,7 @@ util::Result<ElfInfo, ElfError> read_elf_info(const RootedFile& f) {
   }
   auto text = read_exact(f, *str_at, strsz, "the dynamic string table");
   if (!text) {
-    return text.error();
+    return Failure{text.error()};
   }
   for (const auto& [tag, offset] : strings) {
     const std::size_t end = offset < text->size() ? text->find('\0', offset) : std::string::npos;

@@ -10,13 +10,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "fabric/failure.hpp"
+
 namespace launcher::fabric {
 
 namespace {
 
-using Walk = util::Result<std::string, OpenFailure>;
-
-OpenFailure failure(OpenError kind, std::string why) { return OpenFailure{kind, std::move(why)}; }
+Failure<OpenFailure> failure(OpenError kind, std::string why) { return {OpenFailure{kind, std::move(why)}}; }
 
 // Pushes the components of `path` onto `todo`, last first, so that back() is the next one.
 void push_components(std::vector<std::string>& todo, std::string_view path) {
@@ -150,7 +150,7 @@ util::Result<RootedFile, OpenFailure> ImageRoot::open(std::string_view abs_path)
   ++m_opens;
   auto where = resolve(abs_path);
   if (!where) {
-    return where.error();
+    return Failure{where.error()};
   }
   // O_NONBLOCK: a FIFO planted where a library should be must not wait for a writer.
   util::Fd fd(::open(where->first.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW));
