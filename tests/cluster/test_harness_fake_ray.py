@@ -2,7 +2,7 @@
 """The fake Ray inside the harness's pods, without raylaunch: `ray start --block` as PID 1,
 the head at training-0 and workers joining it through the cluster DNS, as the bash launch
 commands users have today do. Checks that the pieces scenarios stand on fit: the fake on
-PATH, $FAKE_GCS visible in the pods, Ray's node IP found through the pod's default route."""
+PATH, $FAKE_GCS in the pods (a copy, as raylaunch's), Ray's node IP found through the pod's default route."""
 import os
 import sys
 
@@ -27,11 +27,12 @@ def test_ray_start_block_in_every_pod():
     if not fake_gcs or not os.access(fake_gcs, os.X_OK):
         raise Skip("FAKE_GCS is not set to a built fake_gcs")
     with testpod_cluster("p4de", replicas=3, command=None, args=None, probes=NO_PROBES, mutate_pod=ray_start,
-                         image_env={"FAKE_GCS": fake_gcs}, path_prefix=[FAKES_BIN]) as c:
+                         tools={"fake_gcs": fake_gcs}, image_env={"FAKE_GCS": "/usr/local/bin/fake_gcs"},
+                         path_prefix=[FAKES_BIN]) as c:
         c.start()
 
         def alive():
-            code, out = c.exec("training-0", [fake_gcs, "nodes", "--address", "127.0.0.1:6379"], timeout=5)
+            code, out = c.exec("training-0", ["fake_gcs", "nodes", "--address", "127.0.0.1:6379"], timeout=5)
             rows = [line.split() for line in out.splitlines() if line.startswith("ALIVE")]
             return len(rows) == 3 and rows
         rows = c.wait_for(alive, 60, "3 ALIVE nodes in the head's GCS")

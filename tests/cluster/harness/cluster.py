@@ -47,7 +47,7 @@ def check_host():
 
 
 class Cluster:
-    def __init__(self, docs, raylaunch=None, namespace="default", cluster_domain="cluster.local",
+    def __init__(self, docs, raylaunch=None, tools=None, namespace="default", cluster_domain="cluster.local",
                  image_env=None, path_prefix=(), secrets=None, config_maps=None, mutate_pod=None,
                  log=None, show_events=False, keep=False, workloads=None, default_route=True,
                  **overrides):
@@ -61,6 +61,12 @@ class Cluster:
         if raylaunch and not os.access(raylaunch, os.X_OK):
             raise ValueError(f"raylaunch={raylaunch}: not an executable file (build it, or pass the built binary)")
         self.raylaunch = raylaunch
+        # Other programs of the "image" ({name: host path}), next to raylaunch: a host path
+        # under /tmp would not be visible in the pods (each has its own /tmp).
+        self.tools = dict(tools or {})
+        for name, path in self.tools.items():
+            if not os.access(path, os.X_OK):
+                raise ValueError(f"tools[{name!r}]={path}: not an executable file")
         self.namespace = namespace
         self.cluster_domain = cluster_domain
         self.overrides = Overrides(**overrides)
@@ -121,12 +127,16 @@ class Cluster:
         self.network.create()
         self.dns.start()
         self.bin_dir = None
+        copies = dict(self.tools)
         if self.raylaunch:
-            # A copy, as in an image: visible in the pods whatever the binary's host path.
+            copies["raylaunch"] = self.raylaunch
+        if copies:
+            # Copies, as in an image: visible in the pods whatever the binaries' host paths.
             self.bin_dir = os.path.join(self.dir, "bin")
             os.makedirs(self.bin_dir)
-            shutil.copyfile(self.raylaunch, os.path.join(self.bin_dir, "raylaunch"))
-            os.chmod(os.path.join(self.bin_dir, "raylaunch"), 0o755)
+            for name, path in copies.items():
+                shutil.copyfile(path, os.path.join(self.bin_dir, name))
+                os.chmod(os.path.join(self.bin_dir, name), 0o755)
         self.controllers = [StatefulSetController(self, w) if w["kind"] == "StatefulSet"
                             else IndexedJobController(self, w) for w in self.workloads]
         self.loop.start()
