@@ -124,8 +124,12 @@ def gcs_nodes(c, name="training-0"):
 
 def fake_ray_facts(c, name):
     """What the fake `ray start` of the pod's current container wrote about its node."""
-    with open(c.path_in(name, "/tmp/ray/session_latest/fake_ray.json")) as f:
-        return json.load(f)
+    # Read inside the pod: session_latest is an absolute symlink, which the host would
+    # resolve against its own root through /proc/PID/root.
+    code, out = c.exec(name, ["cat", "/tmp/ray/session_latest/fake_ray.json"], timeout=15)
+    if code != 0:
+        raise AssertionError(f"{name}: no fake_ray.json: exit {code}: {out}")
+    return json.loads(out)
 
 
 def gcs_ctl(c, *args, name="training-0"):
