@@ -19,6 +19,10 @@ void add_settings(CLI::App& app, CliValues& values, const std::vector<std::strin
     const SettingSpec& spec = setting_spec(key);
     const std::string description =
         std::string(spec.help) + "\n  env: " + std::string(spec.env) + "   default: " + default_text(spec);
+    if (spec.flags.empty()) {  // a secret: environment only, so --help names the variable
+      app.footer(app.get_footer() + (app.get_footer().empty() ? "" : "\n") + "Environment only: " +
+                 std::string(spec.env) + ": " + std::string(spec.help) + ".\n");
+    }
     // One CLI11 option per alias, so errors can name the flag the user actually typed.
     std::string_view names = spec.flags;
     std::string first;
@@ -33,8 +37,12 @@ void add_settings(CLI::App& app, CliValues& values, const std::vector<std::strin
         values.flags[k] = v;
         values.flag_names[k] = name;
       };
-      app.add_option_function<std::string>(name, store, first.empty() ? description : "alias of " + first)
-          ->type_name("");
+      if (spec.bare_flag) {  // `--dry-run` alone means true; `--dry-run=false` is parsed as given
+        app.add_flag(name)->description(first.empty() ? description : "alias of " + first)->each(store);
+      } else {
+        app.add_option_function<std::string>(name, store, first.empty() ? description : "alias of " + first)
+            ->type_name("");
+      }
       if (first.empty()) {
         first = name;
       }

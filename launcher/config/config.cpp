@@ -4,9 +4,11 @@
 #include <functional>
 #include <stdexcept>
 
+#include "config/redis_settings.hpp"
 #include "net/dns_name.hpp"
 #include "util/fatal.hpp"
 #include "util/parse.hpp"
+#include "util/redact.hpp"
 
 namespace launcher {
 
@@ -47,6 +49,7 @@ constexpr OwnedOption k_owned_ray_options[] = {
     {"--metrics-export-port", "RAYLAUNCH_METRICS_EXPORT_PORT"},
     {"--block", "nothing: raylaunch always supervises ray start"},
     {"--redis-password", "REDIS_PASSWORD (never on a command line)"},
+    {"--redis-username", "REDIS_USERNAME"},
 };
 
 using Apply = std::function<std::string(const std::string&)>;
@@ -280,6 +283,29 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
     return std::string();
   });
   p.field("probe_timeout", duration(c.probe_timeout));
+  p.field("redis_address", [&](const std::string& t) {
+    const auto hp = parse_redis_address(t);
+    if (!hp) {
+      return hp.error();
+    }
+    c.redis_address = *hp;
+    c.redis_address_text = t;
+    return std::string();
+  });
+  p.field("redis_username", [&](const std::string& t) {
+    c.redis_username = t;
+    return check_redis_username(t);
+  });
+  p.field("redis_password", [&](const std::string& t) {
+    util::add_secret(t);  // from here on, no log line can show it
+    c.redis_password = t;
+    return check_redis_password(t);
+  });
+  p.field("storage_namespace", [&](const std::string& t) {
+    c.storage_namespace = t;
+    return check_storage_namespace(t);
+  });
+  p.field("dry_run", one_of<bool>({{"true", true}, {"false", false}}, c.dry_run));
   p.field("on_success", one_of<OnSuccess>({{"exit", OnSuccess::exit}, {"stay", OnSuccess::stay}}, c.on_success));
   p.field("health_port", int_in(0, 65535, c.health_port));
   p.field("term_grace", duration(c.term_grace));
@@ -307,6 +333,11 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
               "; set RAYLAUNCH_NODES to the replica count)");
   }
   check_ports(c, p, keys);
+  // Ray's GCS aborts on a Redis user without a password (RAY_CHECK in AuthenticateRedis).
+  if (c.redis_username && !c.redis_password) {
+    p.problem(c.source_of("redis_username") +
+              " is set but REDIS_PASSWORD is not (expected both: Ray authenticates a Redis user only with a password)");
+  }
   if (!p.problems().empty()) {
     throw Fatal(exit_code::usage, p.problems());
   }

@@ -47,6 +47,12 @@ struct Config {
   std::string host_root;
   std::optional<net::HostPort> address;
   std::chrono::milliseconds probe_timeout{0};
+  std::optional<net::HostPort> redis_address;  // RAY_REDIS_ADDRESS without its scheme: GCS fault tolerance on
+  std::string redis_address_text;              // as given (host:port or redis://host:port), for Ray
+  std::optional<std::string> redis_username;
+  std::optional<std::string> redis_password;   // a secret: registered with util::add_secret, never printed
+  std::string storage_namespace;               // RAY_external_storage_namespace
+  bool dry_run = false;
   OnSuccess on_success = OnSuccess::exit;
   int health_port = 0;
   std::chrono::milliseconds term_grace{0};

@@ -29,7 +29,7 @@ const std::vector<SettingSpec>& setting_specs() {
       {"metrics_export_port", "--metrics-export-port", "RAYLAUNCH_METRICS_EXPORT_PORT", "8080", "",
        "Ray's Prometheus metrics port (ray start --metrics-export-port)"},
       {"join_timeout", "--join-timeout,--timeout", "RAYLAUNCH_JOIN_TIMEOUT", "300s", "",
-       "how long the head waits for every node, and a worker for its head (300, 300s, 5m, 1m30s)"},
+       "how long the head waits for every node (and for Redis), and a worker for its head (300, 300s, 5m, 1m30s)"},
       // Ray.
       {"ray", "--ray", "RAYLAUNCH_RAY", "ray", "", "the ray CLI: a path, or a name looked up on PATH"},
       {"ray_args", "--ray-args", "RAYLAUNCH_RAY_ARGS", "", "none",
@@ -54,6 +54,30 @@ const std::vector<SettingSpec>& setting_specs() {
        "GCS address HOST:PORT for wait and status"},
       {"probe_timeout", "--probe-timeout", "RAYLAUNCH_PROBE_TIMEOUT", "1s", "",
        "deadline of one probe; keep it below the kubelet's timeoutSeconds"},
+      // GCS fault tolerance: an external Redis keeps the head's tables (ray-gcs-wire.md §1, anchors.md A4).
+      // Ray reads RAY_REDIS_ADDRESS and RAY_external_storage_namespace itself; REDIS_PASSWORD and
+      // REDIS_USERNAME are KubeRay's names, which raylaunch passes as ray start --redis-password/-username.
+      {"redis_address", "--redis-address", "RAY_REDIS_ADDRESS", "", "none: no GCS fault tolerance",
+       "Redis of GCS fault tolerance, host:port or redis://host:port; the head waits until it answers"},
+      {"redis_username", "--redis-username", "REDIS_USERNAME", "", "none: Redis' default user",
+       "Redis ACL user (Redis 6+), sent with REDIS_PASSWORD"},
+      {.key = "redis_password",
+       .flags = "",
+       .env = "REDIS_PASSWORD",
+       .default_value = "",
+       .default_note = "none: no AUTH",
+       .help = "Redis password; environment only (from a Secret), never printed",
+       .secret = true},
+      // Ray's default external_storage_namespace (ray_config_def.h).
+      {"storage_namespace", "--storage-namespace", "RAY_external_storage_namespace", "default", "",
+       "this cluster's key prefix in Redis (RAY<ns>@…): unique per Ray cluster sharing one Redis"},
+      {.key = "dry_run",
+       .flags = "--dry-run",
+       .env = "RAYLAUNCH_DRY_RUN",
+       .default_value = "false",
+       .default_note = "",
+       .help = "redis-cleanup: find and count the keys, delete nothing",
+       .bare_flag = true},
       // Supervisor (run).
       {"on_success", "--on-success", "RAYLAUNCH_ON_SUCCESS", "exit", "",
        "after the command exits 0 on the head: exit (Jobs), or stay up until SIGTERM (StatefulSets)"},

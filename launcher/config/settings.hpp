@@ -14,6 +14,8 @@ using util::EnvMap;
 // One row per setting. Every setting is a flag *and* an environment variable, by construction:
 // the CLI is generated from this table, and so is the "Settings" part of --help. The default
 // lives here and only here: parse_config() parses `default_value` like any value a user gives.
+// The one exception: a secret has no flag (`flags` empty), because a command line is readable
+// by every process of the pod in /proc/<pid>/cmdline; --help names its variable instead.
 struct SettingSpec {
   std::string_view key;            // internal name, e.g. "nodes"
   std::string_view flags;          // CLI11 names, e.g. "--join-timeout,--timeout" (first is canonical)
@@ -21,7 +23,8 @@ struct SettingSpec {
   std::string_view default_value;  // parsed when the setting is not given; "" = no fixed default
   std::string_view default_note;   // what --help says when there is no fixed default
   std::string_view help;
-  bool secret = false;             // value is never printed
+  bool secret = false;             // value is never printed; environment only
+  bool bare_flag = false;          // a true|false setting whose flag alone means true (--dry-run)
 };
 
 const std::vector<SettingSpec>& setting_specs();

@@ -1,0 +1,82 @@
+#include "config/redis_settings.hpp"
+
+#include <algorithm>
+
+namespace launcher {
+
+namespace {
+
+constexpr std::size_t k_max_address = 1024;
+constexpr std::size_t k_max_username = 256;
+constexpr std::size_t k_max_password = 4096;
+constexpr std::size_t k_max_namespace = 256;
+
+bool has_control(std::string_view text) {
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
+const char* k_address_form = "host:port or redis://host:port";
+
+}  // namespace
+
+util::Result<net::HostPort> parse_redis_address(std::string_view text) {
+  using R = util::Result<net::HostPort>;
+  const auto expected = [](const std::string& why) { return R::failure(std::string(k_address_form) + "; " + why); };
+  if (text.empty() || text.size() > k_max_address || has_control(text)) {
+    return R::failure(std::string(k_address_form) + ", at most 1024 printable bytes");
+  }
+  if (text.starts_with("rediss://")) {
+    return expected("TLS (rediss://) is not supported by raylaunch's Redis preflight and cleanup: use a plaintext "
+                    "endpoint, or run without raylaunch's GCS fault tolerance");
+  }
+  if (text.starts_with("redis://")) {
+    text.remove_prefix(8);
+  } else if (text.find("://") != std::string_view::npos) {
+    return expected("no other scheme");
+  }
+  if (text.find(',') != std::string_view::npos) {
+    return expected("one address, not a list");
+  }
+  if (text.find('@') != std::string_view::npos) {
+    return expected("no credentials in the address: put the password in REDIS_PASSWORD (from a Secret) and the "
+                    "user in REDIS_USERNAME");
+  }
+  if (text.find('/') != std::string_view::npos || text.find('?') != std::string_view::npos) {
+    return expected("no database number, path or options (Ray's GCS always uses database 0)");
+  }
+  auto hp = net::parse_host_port(text);
+  if (!hp) {
+    return R::failure(std::string(k_address_form) +
+                      " such as redis.redis.svc.cluster.local:6379 (IPv6 in brackets: [fd00::1]:6379; port 1-65535)");
+  }
+  return hp;
+}
+
+std::string check_redis_username(std::string_view text) {
+  if (text.empty() || text.size() > k_max_username || has_control(text) || text.find(' ') != std::string_view::npos) {
+    return "a Redis ACL user name: 1-256 bytes, no spaces or control characters";
+  }
+  return "";
+}
+
+std::string check_redis_password(std::string_view text) {
+  if (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
+    return "a password without a trailing newline (was the Secret created from a file written by echo? use "
+           "kubectl create secret generic --from-literal, or printf)";
+  }
+  if (text.empty() || text.size() > k_max_password || has_control(text)) {
+    return "a Redis password: 1-4096 bytes, no control characters";
+  }
+  return "";
+}
+
+std::string check_storage_namespace(std::string_view text) {
+  if (text.empty() || text.size() > k_max_namespace || has_control(text) || text.front() == ' ' ||
+      text.back() == ' ') {
+    return "a storage namespace: 1-256 bytes, no control characters, no leading or trailing space";
+  }
+  return "";
+}
+
+}  // namespace launcher
