@@ -1,5 +1,8 @@
 #include "plan/action.hpp"
 
+#include "util/parse.hpp"
+#include "util/strings.hpp"
+
 namespace launcher {
 
 namespace {
@@ -8,6 +11,13 @@ struct Describe {
   std::string operator()(const RaiseLimit& a) const {
     return std::string("raise ") + util::to_string(a.resource) + " soft limit to " +
            (a.soft ? std::to_string(*a.soft) : std::string("unlimited"));
+  }
+  std::string operator()(const WaitForRedis& a) const {
+    const std::string auth = !a.password ? "no AUTH (REDIS_PASSWORD not set)"
+                             : a.username ? "AUTH as " + util::printable(*a.username, 64) + " with REDIS_PASSWORD"
+                                          : "AUTH with REDIS_PASSWORD";
+    return "wait up to " + util::format_duration(a.timeout) + " for Redis at " + a.address.text() +
+           " to answer PING (" + auth + "); storage namespace \"" + util::printable(a.storage_namespace, 64) + "\"";
   }
 };
 

@@ -1,9 +1,11 @@
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <variant>
 
+#include "net/host_port.hpp"
 #include "util/process_limits.hpp"
 
 namespace launcher {
@@ -14,9 +16,21 @@ struct RaiseLimit {
   std::optional<std::uint64_t> soft;  // nullopt: unlimited
 };
 
+// The head's preflight with GCS fault tolerance: wait until the external Redis answers PING
+// after AUTH (redis::wait_for_redis) before `ray start`, whose GCS would otherwise crash after
+// ~60 s of retries. The password is not here: `run` takes it from Config::redis_password, and
+// nothing that prints an action can show it.
+struct WaitForRedis {
+  net::HostPort address;
+  std::optional<std::string> username;
+  bool password = false;  // whether AUTH sends REDIS_PASSWORD
+  std::string storage_namespace;
+  std::chrono::milliseconds timeout{0};
+};
+
 // A process-level change `run` makes before `ray start`, decided by the planner: `plan`
 // prints it (describe()), `run` executes it (supervisor/apply_actions), never a second path.
-using Action = std::variant<RaiseLimit>;
+using Action = std::variant<RaiseLimit, WaitForRedis>;
 
 // "raise RLIMIT_NOFILE soft limit to 65536"
 std::string describe(const Action& action);

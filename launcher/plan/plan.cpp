@@ -1,6 +1,7 @@
 #include "plan/plan.hpp"
 
 #include "plan/fabric_env.hpp"
+#include "plan/gcs_ft.hpp"
 #include "plan/node_checks.hpp"
 #include "plan/venv.hpp"
 #include "util/exit_codes.hpp"
@@ -58,9 +59,12 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   plan.env = venv_env(config, facts);
   FabricEnv fabric = fabric_env(plan.identity, facts.node, facts.env, config.checks);
   plan.env.insert(plan.env.end(), fabric.vars.begin(), fabric.vars.end());
+  GcsFtPlan gcs_ft = plan_gcs_ft(config, plan.identity, facts.env);
+  plan.env.insert(plan.env.end(), gcs_ft.env.begin(), gcs_ft.env.end());
   if (config.checks != ChecksPolicy::off) {
     plan.checks = node_checks(facts.node, facts.limits, expect);
     plan.checks.insert(plan.checks.end(), fabric.warnings.begin(), fabric.warnings.end());
+    plan.checks.insert(plan.checks.end(), gcs_ft.checks.begin(), gcs_ft.checks.end());
   }
 
   const int num_gpus = expect.gpus >= 0 ? expect.gpus : facts.node.gpus();
@@ -70,6 +74,9 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   }
   if (const auto raise = memlock_raise(facts.node, facts.limits)) {
     plan.actions.emplace_back(*raise);
+  }
+  if (gcs_ft.preflight) {
+    plan.actions.emplace_back(*gcs_ft.preflight);  // last: right before ray start
   }
   return plan;
 }

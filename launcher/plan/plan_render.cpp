@@ -5,13 +5,45 @@
 
 #include "util/json.hpp"
 #include "util/parse.hpp"
+#include "util/redact.hpp"
 #include "util/strings.hpp"
 
 namespace launcher {
 
+namespace {
+
+// `ray start` options whose value is a secret (Ray has no other way to take the Redis password).
+constexpr const char* k_secret_options[] = {"--redis-password"};
+
+}  // namespace
+
+std::vector<std::string> redacted_argv(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  out.reserve(argv.size());
+  bool value_next = false;
+  for (const std::string& arg : argv) {
+    if (value_next) {
+      out.push_back("***");
+      value_next = false;
+      continue;
+    }
+    std::string shown = util::redact(arg);
+    for (const char* option : k_secret_options) {
+      const std::string name(option);
+      if (arg == name) {
+        value_next = true;
+      } else if (arg.starts_with(name + "=")) {
+        shown = name + "=***";
+      }
+    }
+    out.push_back(std::move(shown));
+  }
+  return out;
+}
+
 std::string display_argv(const std::vector<std::string>& argv) {
   std::string out;
-  for (const std::string& raw : argv) {
+  for (const std::string& raw : redacted_argv(argv)) {
     // Control bytes are shown escaped, never sent to the terminal (a newline would split it).
     const std::string arg = util::printable(raw, 4096);
     const bool plain = !arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -127,7 +159,7 @@ std::string render_plan_json(const Plan& plan) {
   doc["expected_efa"] = plan.expected_efa >= 0 ? util::Json(plan.expected_efa) : util::Json(nullptr);
   doc["join_timeout_ms"] = static_cast<std::int64_t>(plan.join_timeout.count());
   doc["checks_policy"] = to_string(plan.checks_policy);
-  doc["ray_start"] = plan.ray_start;
+  doc["ray_start"] = redacted_argv(plan.ray_start);
   util::Json& env = doc["env"] = util::Json::object();
   for (const EnvVar& v : plan.env) {
     env[v.name] = {{"value", v.value}, {"origin", to_string(v.origin)}, {"reason", v.reason}};
@@ -137,7 +169,7 @@ std::string render_plan_json(const Plan& plan) {
     checks.push_back({{"name", c.name}, {"status", to_string(c.status)}, {"detail", c.detail}, {"fix", c.fix}});
   }
   doc["actions"] = before_ray_start(plan);
-  doc["command"] = plan.command;
+  doc["command"] = redacted_argv(plan.command);
   doc["exit_code"] = plan.exit_code();
   return util::json_text(doc) + "\n";
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "plan/gcs_ft.hpp"
 #include "util/parse.hpp"
 
 namespace launcher {
@@ -53,6 +54,9 @@ std::vector<std::string> ray_start_argv(const Config& config, const PodIdentity&
   const std::string port = std::to_string(id.ray_port);
   if (id.role == Role::head) {
     ours = {"--head", "--port=" + port, "--dashboard-host=0.0.0.0", "--disable-usage-stats"};
+    // GCS fault tolerance: Ray takes the Redis credentials from these options only.
+    const std::vector<std::string> redis = redis_credential_args(config, id);
+    ours.insert(ours.end(), redis.begin(), redis.end());
   } else {
     ours = {"--address=" + id.head_address()};
   }

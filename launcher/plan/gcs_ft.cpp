@@ -1,0 +1,72 @@
+#include "plan/gcs_ft.hpp"
+
+namespace launcher {
+
+namespace {
+
+// Ray's default gcs_rpc_server_reconnect_timeout_s is 60: a raylet whose GCS stays
+// unreachable that long exits. KubeRay sets 600 on the workers of an FT cluster (PR #1036;
+// anchors.md A4): the rule is worker timeout > head's own timeout + head restart + GCS ready.
+constexpr const char* k_reconnect_var = "RAY_gcs_rpc_server_reconnect_timeout_s";
+constexpr const char* k_reconnect_value = "600";
+
+// A value the user already exported is kept (origin user); one given as a flag is raylaunch's.
+EnvVar from_setting(const Config& config, const char* key, const std::string& name, const std::string& value,
+                    const EnvMap& user_env, const std::string& reason) {
+  if (auto it = user_env.find(name); it != user_env.end() && it->second == value) {
+    return {name, value, Origin::user, reason};
+  }
+  const std::string source = config.source_of(key);
+  return {name, value, Origin::raylaunch, reason + (source == "default" ? "" : " (from " + source + ")")};
+}
+
+}  // namespace
+
+GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap& user_env) {
+  GcsFtPlan out;
+  if (!config.redis_address) {
+    return out;
+  }
+  if (id.role == Role::worker) {
+    const std::string reason =
+        "GCS fault tolerance: a worker's raylet exits when its GCS is unreachable for this long (Ray's default 60 s); "
+        "a head restart (pod restart, GCS reload from Redis) takes longer, so workers outlive it (KubeRay #1036)";
+    if (auto it = user_env.find(k_reconnect_var); it != user_env.end()) {
+      out.env.push_back({k_reconnect_var, it->second, Origin::user,
+                         "set by the user, kept (raylaunch would set " + std::string(k_reconnect_value) + ": " + reason +
+                             ")"});
+    } else {
+      out.env.push_back({k_reconnect_var, k_reconnect_value, Origin::raylaunch, reason});
+    }
+    return out;
+  }
+  out.env.push_back(from_setting(config, "redis_address", "RAY_REDIS_ADDRESS", config.redis_address_text, user_env,
+                                 "GCS fault tolerance: the head's GCS keeps its tables in this Redis"));
+  out.env.push_back(from_setting(config, "storage_namespace", "RAY_external_storage_namespace",
+                                 config.storage_namespace, user_env,
+                                 "this cluster's keys in Redis are RAY" + config.storage_namespace + "@<table>"));
+  out.preflight = WaitForRedis{*config.redis_address, config.redis_username, config.redis_password.has_value(),
+                               config.storage_namespace, config.join_timeout};
+  if (config.source_of("storage_namespace") == "default") {
+    out.checks.push_back({"gcs-ft:namespace", CheckStatus::warn,
+                          "RAY_external_storage_namespace is not set: Ray's default \"" + config.storage_namespace +
+                              "\" is shared by every cluster that leaves it unset, and they overwrite each other's "
+                              "tables in Redis",
+                          "set RAY_external_storage_namespace to a name unique to this cluster"});
+  }
+  return out;
+}
+
+std::vector<std::string> redis_credential_args(const Config& config, const PodIdentity& id) {
+  std::vector<std::string> args;
+  if (!config.redis_address || id.role != Role::head || !config.redis_password) {
+    return args;
+  }
+  if (config.redis_username) {
+    args.push_back("--redis-username=" + *config.redis_username);
+  }
+  args.push_back("--redis-password=" + *config.redis_password);
+  return args;
+}
+
+}  // namespace launcher

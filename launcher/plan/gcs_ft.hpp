@@ -1,0 +1,31 @@
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "config/config.hpp"
+#include "plan/action.hpp"
+#include "plan/check.hpp"
+#include "plan/env_var.hpp"
+#include "plan/pod_identity.hpp"
+
+namespace launcher {
+
+// What GCS fault tolerance (an external Redis, RAY_REDIS_ADDRESS) changes in a pod's plan;
+// nothing when no Redis address is set. Pure.
+struct GcsFtPlan {
+  std::vector<EnvVar> env;             // head: where Ray finds Redis; workers: how long they outlive a head restart
+  std::optional<WaitForRedis> preflight;  // head only
+  std::vector<Check> checks;           // head: a storage namespace left at Ray's default
+};
+
+// Head: RAY_REDIS_ADDRESS and RAY_external_storage_namespace for `ray start` (Ray reads them
+// from its environment; a value given as a flag must reach it too), and the Redis preflight.
+// Workers: RAY_gcs_rpc_server_reconnect_timeout_s=600 unless the user set it.
+GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap& user_env);
+
+// The `ray start` options that carry the credentials to the head's GCS (Ray reads no
+// environment variable for them): --redis-username=…, --redis-password=…. The password is
+// the real one; every rendering shows *** (plan_render.hpp: redacted_argv).
+std::vector<std::string> redis_credential_args(const Config& config, const PodIdentity& id);
+
+}  // namespace launcher
