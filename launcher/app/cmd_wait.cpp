@@ -7,6 +7,7 @@
 #include "gcs/gcs_node_source.hpp"
 #include "gcs/head_wait.hpp"
 #include "gcs/join_barrier.hpp"
+#include "redis/redis_wait.hpp"
 #include "util/fatal.hpp"
 
 namespace launcher {
@@ -44,9 +45,26 @@ int wait_for_nodes(const Config& config, const GcsTarget& target, const std::opt
   return finish_wait(result.end, result.reason + hint, signals.signal());
 }
 
+// GCS fault tolerance: DNS, TCP, then AUTH and PING until Redis answers (what `run` does on
+// the head before `ray start`); for init containers, and to test the preflight on its own.
+int wait_for_redis(const Config& config) {
+  if (!config.redis_address) {
+    throw Fatal(exit_code::usage, "wait redis: no Redis address (expected RAY_REDIS_ADDRESS or --redis-address)");
+  }
+  util::SteadyClock clock;
+  const StopOnSignal signals;
+  const redis::RedisWaitResult result =
+      redis::wait_for_redis({*config.redis_address, {config.redis_username, config.redis_password}},
+                            redis::redis_wait_options(config.join_timeout), clock, signals.token());
+  return finish_wait(result.end, result.reason, signals.signal());
+}
+
 }  // namespace
 
 int cmd_wait(const Invocation& inv) {
+  if (inv.argument == "redis") {
+    return wait_for_redis(inv.config);  // needs no GCS, no pod identity, no Ray token
+  }
   const std::optional<gcs::AuthToken> token = auth_token_or_fatal(inv.env);
   const GcsTarget target = resolve_gcs_target(inv.config, inv.env);
   if (token) {

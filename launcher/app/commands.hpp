@@ -40,5 +40,6 @@ int cmd_run(const Invocation& inv);
 int cmd_wait(const Invocation& inv);
 int cmd_status(const Invocation& inv);
 int cmd_probe(const Invocation& inv);
+int cmd_redis_cleanup(const Invocation& inv);
 
 }  // namespace launcher
