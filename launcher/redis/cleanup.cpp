@@ -21,6 +21,10 @@ RedisError unexpected(const std::string& command, const Reply& reply) {
 
 std::string quoted(const std::string& text) { return "\"" + util::printable(text, 200) + "\""; }
 
+std::string count(long long n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 // The <= 2.37 layout, one round trip: TYPE, HLEN and a sample of field names (HRANDFIELD
 // returns names only; HSCAN would send values too, and the KV table's can be megabytes).
 util::Result<bool, RedisError> inspect_legacy(Connection& c, const std::string& ns, CleanupReport& report) {
@@ -156,31 +160,31 @@ std::vector<std::string> render_cleanup(const CleanupReport& report, const std::
   for (std::size_t i = 0; i < report.keys.size() && i < max_listed; ++i) {
     const FoundKey& k = report.keys[i];
     lines.push_back(verb + util::printable(k.key, 200) + ": " +
-                    (k.fields >= 0 ? std::to_string(k.fields) + " fields" : std::string("not a hash")));
+                    (k.fields >= 0 ? count(k.fields, "field") : std::string("not a hash")));
   }
   if (report.keys.size() > max_listed) {
-    lines.push_back("... and " + std::to_string(report.keys.size() - max_listed) + " more keys");
+    lines.push_back("... and " + count(static_cast<long long>(report.keys.size() - max_listed), "more key"));
   }
   const bool legacy = report.legacy == CleanupReport::Legacy::deleted;
   if (legacy) {
-    lines.push_back(verb + "hash " + quoted(ns) + " (Ray <= 2.37 layout): " + std::to_string(report.legacy_fields) +
-                    " fields");
+    lines.push_back(verb + "hash " + quoted(ns) + " (Ray <= 2.37 layout): " + count(report.legacy_fields, "field"));
   } else if (report.legacy == CleanupReport::Legacy::left_alone) {
     lines.push_back("left alone: " + report.legacy_note);
   }
   if (!report.other_keys.empty()) {
-    lines.push_back("left alone: " + std::to_string(report.other_keys.size()) + " keys of another namespace that " +
+    lines.push_back("left alone: " + count(static_cast<long long>(report.other_keys.size()), "key") +
+                    " of another namespace that " +
                     util::printable(table_key_pattern(ns), 200) + " also matches (e.g. " +
                     quoted(report.other_keys.front()) + ")");
   }
   const std::size_t keys = report.keys.size() + (legacy ? 1 : 0);
   const long long fields = report.fields + (legacy ? report.legacy_fields : 0);
-  const std::string totals = std::to_string(keys) + " keys (" + std::to_string(fields) + " fields) of namespace " +
-                             quoted(ns) + " in " + std::to_string(report.round_trips) + " round trips";
+  const std::string totals = count(static_cast<long long>(keys), "key") + " (" + count(fields, "field") +
+                             ") of namespace " + quoted(ns) + " in " + count(report.round_trips, "round trip");
   if (keys == 0) {
     lines.push_back("nothing to delete: no keys of namespace " + quoted(ns) + " (" +
                     util::printable(table_key_pattern(ns), 200) + ", or hash " + quoted(ns) + "); " +
-                    std::to_string(report.round_trips) + " round trips");
+                    count(report.round_trips, "round trip"));
   } else {
     lines.push_back(report.dry_run ? "dry run: would delete " + totals + "; nothing deleted" : "deleted " + totals);
   }

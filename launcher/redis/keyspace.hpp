@@ -17,7 +17,7 @@ namespace launcher::redis {
 std::string escape_glob(std::string_view text);
 
 // How many bytes a glob pattern matches literally before its first wildcard: "RAYns@*" → 6,
-// "RAY\*@*" → 6 ("\*" is a literal "*"), "*" → 0.
+// "RAY\*@*" → 5 ("\*" is one literal "*"), "*" → 0.
 std::size_t literal_prefix_length(std::string_view pattern);
 
 // SCAN's MATCH pattern for `ns`'s >= 2.38 keys: "RAY" + escape_glob(ns) + "@*". Throws

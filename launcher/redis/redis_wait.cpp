@@ -49,7 +49,7 @@ RedisWaitResult wait_for_redis(const std::string& what, const RedisAttemptFn& at
   switch (report.end) {
     case util::WaitEnd::ready:
       result.answer = report.last_line;
-      spdlog::info("{} answered {} after {} ms, {} attempts", what, result.answer, result.elapsed.count(),
+      spdlog::info("{} is ready: {} ({} ms, {} attempts)", what, result.answer, result.elapsed.count(),
                    result.attempts);
       break;
     case util::WaitEnd::refused:

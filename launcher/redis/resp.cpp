@@ -62,13 +62,9 @@ struct ReaderCallbacks {
     return r;
   }
 
-  static void* create_array(const redisReadTask* task, int elements) {
-    if (elements < 0 || static_cast<std::size_t>(elements) > ReplyReader::k_max_objects) {
-      owner(task).m_error = "an array of " + std::to_string(elements) + " elements";
-      return nullptr;
-    }
-    return place(task, Reply::Type::array);
-  }
+  // The claimed length allocates nothing: elements are appended as they arrive, and
+  // k_max_objects bounds them.
+  static void* create_array(const redisReadTask* task, int /*elements*/) { return place(task, Reply::Type::array); }
 
   static void* create_integer(const redisReadTask* task, long long value) {
     Reply* r = place(task, Reply::Type::integer);
