@@ -113,6 +113,20 @@ def assert_clean_end(c, run, name, code, message):
     assert not killed, f"{name}: {killed}"
 
 
+def stop_settled(c, timeout=60):
+    """Deletes the workload once no container is starting. A SIGTERM in the first
+    milliseconds of a container (a deletion during a restart) reaches raylaunch before it
+    has blocked its signals: PID 1 with the default action drops it, and the pod takes its
+    whole grace period (as it would under a real kubelet). Scenarios about something else
+    wait for raylaunch's first log line in every running container first."""
+    def settled():
+        return all(not p.current or p.current.finished_at is not None
+                   or (p.current.started_at is not None and " run: " in p.current.text())
+                   for p in c.pods)
+    c.wait_for(settled, timeout, "every container past its start")
+    c.stop()
+
+
 def gcs_nodes(c, name="training-0"):
     """The head's GCS node table as `fake_gcs nodes` prints it inside the head pod:
     [(state, node name, node id)]."""

@@ -7,7 +7,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from harness.scenario import assert_clean_end, launched, raylaunch_cluster, wait_exit, wait_log  # noqa: E402
+from harness.scenario import (assert_clean_end, launched, raylaunch_cluster, stop_settled, wait_exit,  # noqa: E402
+                              wait_log)
 from harness.testing import eq, main  # noqa: E402
 
 JOIN_TIMEOUT = "5s"  # taken as given (explicit settings are not time-scaled)
@@ -26,7 +27,7 @@ def test_a_worker_that_never_starts_ends_the_barrier_with_75():
         # restartPolicy Always: the kubelet starts the head again (a new barrier, same verdict).
         c.wait_for(lambda: c.pod("training-0").restart_count >= 1, 30, "the head restarted")
         eq(c.pod("training-1").restart_count, 0, "training-1 restarts")
-        c.stop()
+        stop_settled(c)
     eq(c.leftovers(), [], "nothing left running")
 
 
