@@ -92,7 +92,8 @@ def wait_exit(c, name, restart=0, timeout=60):
     """Waits until container start `restart` of pod `name` has ended; returns that run."""
     def done():
         pod = c.pod(name)
-        return len(pod.runs) > restart and pod.runs[restart].exit_code is not None and pod.runs[restart]
+        # The kubelet loop sets the termination message last (ContainerRun.finish).
+        return len(pod.runs) > restart and pod.runs[restart].message is not None and pod.runs[restart]
     return c.wait_for(done, timeout, f"{name} (container start {restart}) to exit")
 
 
