@@ -119,6 +119,15 @@ Check check_memlock(const NodeFacts& node, const util::ProcessLimits& limits) {
     return {"memlock", CheckStatus::pass, "soft " + limit_text(l.soft) + ", hard unlimited: raising soft to unlimited",
             ""};
   }
+  if (limits.cap_ipc_lock) {
+    // The kernel lets a CAP_IPC_LOCK holder pin memory past RLIMIT_MEMLOCK, for mlock() and for
+    // RDMA registrations alike (ib_umem_get checks capable(CAP_IPC_LOCK); inference from the
+    // kernel source): EFA registrations succeed. The manifests grant IPC_LOCK to EFA pods.
+    return {"memlock", CheckStatus::pass,
+            "limited to " + limit_text(l.soft) + "/" + limit_text(l.hard) +
+                " bytes, but CAP_IPC_LOCK is effective: EFA may pin memory beyond it",
+            ""};
+  }
   // Libfabric "(-12) … (4112) Failure to post internal receive buffers" (awsome-distributed-ai#647).
   return {"memlock", CheckStatus::warn,
           "limited to " + limit_text(l.soft) + "/" + limit_text(l.hard) +

@@ -296,7 +296,18 @@ int Supervisor::run() {
   s.signals.assign(fd);
   s.read_signals();
   s.post_event(Start{});
-  s.io.run();
+  try {
+    s.io.run();
+  } catch (const std::exception& e) {
+    // A bug must not leave Ray running behind a dead PID 1's back: kill what we started.
+    spdlog::critical("internal error in the supervisor: {} (please report it); killing Ray and the command", e.what());
+    for (const auto& [which, pgid] : s.last_pgid) {
+      ::kill(-pgid, SIGKILL);
+    }
+    write_termination_message(s.spec.termination_log, std::string("internal error in raylaunch: ") + e.what());
+    s.exited = true;
+    s.exit_code = exit_code::software;
+  }
   s.wait_thread.request_stop();
   if (s.wait_thread.joinable()) {
     s.wait_thread.join();

@@ -4,6 +4,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
+
+#include "util/host_fs.hpp"
+#include "util/parse.hpp"
 
 namespace launcher::util {
 
@@ -27,7 +31,27 @@ std::optional<Limit> read_one(LimitResource r) {
 
 const char* to_string(LimitResource r) { return r == LimitResource::memlock ? "RLIMIT_MEMLOCK" : "RLIMIT_NOFILE"; }
 
-ProcessLimits read_process_limits() { return {read_one(LimitResource::memlock), read_one(LimitResource::nofile)}; }
+// CAP_IPC_LOCK is bit 14 of the capability sets (linux/capability.h).
+bool has_cap_ipc_lock() {
+  const auto status = read_small_file("/proc/self/status", 64 * 1024);
+  if (!status) {
+    return false;
+  }
+  const auto at = status->find("\nCapEff:");
+  if (at == std::string::npos) {
+    return false;
+  }
+  const std::string hex(trim(std::string_view(*status).substr(at + 8, status->find('\n', at + 1) - at - 8)));
+  try {
+    return ((std::stoull(hex, nullptr, 16) >> 14) & 1ULL) != 0;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+ProcessLimits read_process_limits() {
+  return {read_one(LimitResource::memlock), read_one(LimitResource::nofile), has_cap_ipc_lock()};
+}
 
 std::string set_soft_limit(LimitResource resource, std::optional<std::uint64_t> soft) {
   rlimit rl{};

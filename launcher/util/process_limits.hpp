@@ -20,6 +20,7 @@ const char* to_string(LimitResource r);  // "RLIMIT_MEMLOCK", "RLIMIT_NOFILE"
 struct ProcessLimits {
   std::optional<Limit> memlock;  // nullopt: getrlimit failed
   std::optional<Limit> nofile;
+  bool cap_ipc_lock = false;     // CAP_IPC_LOCK is effective (CapEff in /proc/self/status)
 };
 ProcessLimits read_process_limits();
 

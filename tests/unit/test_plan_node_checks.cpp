@@ -154,3 +154,11 @@ TEST_CASE("a zero hugetlb limit with EFA warns", "[checks]") {
   CHECK(c.status == CheckStatus::warn);
   CHECK(c.fix == "request hugepages-2Mi (the opt-in manifests/components/hugepages), or keep FI_EFA_USE_HUGE_PAGE=0");
 }
+
+TEST_CASE("a limited memlock passes with CAP_IPC_LOCK, which pins past the limit", "[checks]") {
+  util::ProcessLimits limits = with_memlock({65536, 65536});
+  limits.cap_ipc_lock = true;
+  const Check c = find(run(p4de_facts(), {}, limits), "memlock");
+  CHECK(c.status == CheckStatus::pass);
+  CHECK(c.detail == "limited to 65536/65536 bytes, but CAP_IPC_LOCK is effective: EFA may pin memory beyond it");
+}
