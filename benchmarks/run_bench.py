@@ -203,7 +203,8 @@ def main():
         f"(min {min(join):.0f}, max {max(join):.0f}) | ≤ 500 ms | {ok(med(join) <= 500)} |",
         f"| SIGTERM to raylaunch → the command receives it ({len(sig)} runs) | median {med(sig):.2f} ms "
         f"(min {min(sig):.2f}, max {max(sig):.2f}) | ≤ 2 ms | {ok(med(sig) <= 2)} |",
-        f"| supervisor at rest for {REST_SECONDS} s while the command sleeps | {cpu_ms:.0f} ms CPU, RSS "
+        f"| supervisor at rest for {REST_SECONDS} s while the command sleeps | {cpu_ms:.0f} ms CPU "
+        f"(/proc counts in {1000 // TICK} ms ticks), RSS "
         f"{rss_kb / 1024:.1f} MB | ≤ 20 ms, ≤ 12 MB | {ok(cpu_ms <= 20 and rss_kb <= 12 * 1024)} |",
         f"| 10,000 orphans reaped (raylaunch as PID 1) | {zombies} zombies left; whole run {orphan_s:.1f} s "
         f"(exit {orphan_rc}) | 0 zombies | {ok(zombies == 0)} |",
