@@ -140,6 +140,9 @@ NodeFacts gather_node_facts(const std::string& host_root) {
   gather_gpus(fs, facts);
   gather_hugetlb(fs, facts);
   gather_efa_libs(fs, facts);
+  facts.probe_fabric = [host_root, devices = facts.efa_devices](const EnvMap& env) {
+    return gather_fabric_facts(host_root, env, devices);
+  };
   return facts;
 }
 

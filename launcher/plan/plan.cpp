@@ -1,5 +1,6 @@
 #include "plan/plan.hpp"
 
+#include "plan/fabric_checks.hpp"
 #include "plan/fabric_env.hpp"
 #include "plan/gcs_ft.hpp"
 #include "plan/node_checks.hpp"
@@ -64,6 +65,12 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   if (config.checks != ChecksPolicy::off) {
     plan.checks = node_checks(facts.node, facts.limits, expect);
     plan.checks.insert(plan.checks.end(), fabric.warnings.begin(), fabric.warnings.end());
+    // The image is read only now, only with EFA, as NCCL would see it under this plan's env.
+    const EnvMap child = plan.child_env(facts.env);
+    const bool probe = facts.node.efa() > 0 && facts.node.probe_fabric;
+    const FabricFacts image = probe ? facts.node.probe_fabric(child) : FabricFacts{};
+    const std::vector<Check> fabric_checked = fabric_checks(facts.node, image, child, plan.identity.nodes);
+    plan.checks.insert(plan.checks.end(), fabric_checked.begin(), fabric_checked.end());
     plan.checks.insert(plan.checks.end(), gcs_ft.checks.begin(), gcs_ft.checks.end());
   }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "plan/fabric_facts.hpp"
 #include "util/env_map.hpp"
 #include "util/process_limits.hpp"
 
@@ -29,6 +30,10 @@ struct NodeFacts {
   std::optional<std::uint64_t> hugetlb_2mb_limit;  // nullopt with hugetlb_known: "max"
   std::optional<std::uint64_t> memory_bytes;       // min(MemTotal, cgroup memory.max)
   std::vector<std::string> efa_lib_dirs;           // EFA/ofi-nccl library dirs that exist
+  // Reads the image's NCCL, net plugin and libfabric, and the GDR facts, for an environment
+  // (fabric_facts.hpp). Set by gather_node_facts; make_plan calls it only with EFA devices and
+  // checks on. Unset in facts built by hand: the fabric library checks are left out.
+  FabricProbe probe_fabric;
 
   int gpus() const { return gpu_dev_nodes > 0 ? gpu_dev_nodes : gpu_proc_entries; }
   int efa() const { return static_cast<int>(efa_devices.size()); }
