@@ -51,10 +51,13 @@ def require_run():
 
 
 def fake_ray_env(time_scale):
-    """Ray's own health-check timing, scaled like the manifests' (the fake honours them)."""
+    """Ray's own health-check timing, scaled like the manifests' (the fake honours them). The
+    timeout is not scaled, as probe timeouts are not: it bounds a real process's reply, and
+    500 ms would let a loaded 2-core machine declare a live raylet DEAD (a dead one refuses
+    the connection at once, so its end is not slower)."""
     return {"RAY_health_check_initial_delay_ms": str(max(1, int(5000 * time_scale))),
             "RAY_health_check_period_ms": str(max(1, int(3000 * time_scale))),
-            "RAY_health_check_timeout_ms": str(max(1, int(10000 * time_scale)))}
+            "RAY_health_check_timeout_ms": "10000"}
 
 
 def raylaunch_cluster(overlay="p4de", replicas=2, launch=LAUNCH, env=None, time_scale=0.05,
