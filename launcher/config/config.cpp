@@ -74,7 +74,8 @@ class Parser {
     }
     const std::string expected = apply(value->text);
     if (!expected.empty()) {
-      m_problems.push_back(bad_setting(value->source, spec.secret ? "<redacted>" : value->text, expected));
+      // A secret typed into another setting (registered by its parser) is not echoed back either.
+      m_problems.push_back(bad_setting(value->source, spec.secret ? "<redacted>" : util::redact(value->text), expected));
     }
   }
 
@@ -254,6 +255,9 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
       return std::string("printable ray start arguments");
     }
     c.ray_args = util::split_words(t);
+    if (const auto at = t.find("--redis-password="); at != std::string::npos) {
+      util::add_secret(t.substr(at + 17));  // refused below; never echoed (the rest of the line with it)
+    }
     return check_ray_args(c.ray_args);
   });
   p.field("object_store_memory", size_in(k_min_object_store, k_max_bytes, c.object_store_memory));
@@ -284,6 +288,9 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   });
   p.field("probe_timeout", duration(c.probe_timeout));
   p.field("redis_address", [&](const std::string& t) {
+    if (const std::string password = password_in_redis_url(t); !password.empty()) {
+      util::add_secret(password);  // refused below; never echoed
+    }
     const auto hp = parse_redis_address(t);
     if (!hp) {
       return hp.error();

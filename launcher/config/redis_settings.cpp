@@ -53,6 +53,18 @@ util::Result<net::HostPort> parse_redis_address(std::string_view text) {
   return hp;
 }
 
+std::string password_in_redis_url(std::string_view text) {
+  const std::size_t scheme = text.find("://");
+  text.remove_prefix(scheme == std::string_view::npos ? 0 : scheme + 3);
+  const std::size_t at = text.rfind('@');
+  if (at == std::string_view::npos) {
+    return "";
+  }
+  const std::string_view userinfo = text.substr(0, at);
+  const std::size_t colon = userinfo.find(':');
+  return std::string(colon == std::string_view::npos ? userinfo : userinfo.substr(colon + 1));
+}
+
 std::string check_redis_username(std::string_view text) {
   if (text.empty() || text.size() > k_max_username || has_control(text) || text.find(' ') != std::string_view::npos) {
     return "a Redis ACL user name: 1-256 bytes, no spaces or control characters";

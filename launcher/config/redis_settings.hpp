@@ -17,6 +17,10 @@ namespace launcher {
 // database number or path (Ray uses database 0), a list of addresses, a missing port.
 util::Result<net::HostPort> parse_redis_address(std::string_view text);
 
+// The password a user typed into a Redis URL ("redis://:pw@host:6379", "redis://u:pw@…"),
+// or "": refused by parse_redis_address, yet a secret all the same, never to be echoed back.
+std::string password_in_redis_url(std::string_view text);
+
 // REDIS_USERNAME: 1-256 bytes, no spaces or control bytes (an ACL user name is one word).
 std::string check_redis_username(std::string_view text);
 
