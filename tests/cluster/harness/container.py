@@ -51,6 +51,7 @@ class ContainerRun:
         self.started = False  # startup probe passed (or there is none)
         self.ready = False
         self.killed_by = None
+        self.term_pending = False  # the kubelet's SIGTERM, due once the start is reported
         self.start_error = None  # why the kubelet stopped it, when it did
         self.proc = None
         self._readers = []

@@ -127,6 +127,9 @@ class Kubelet:
             run.ready = run.started and "readiness" not in pod.probes
             self._start_probes(pod, run)
             c.pods_changed()
+            if run.term_pending:
+                run.term_pending = False
+                run.send(signal.SIGTERM)
         elif word == "error":
             # The runtime could not start the command (runc's StartError); "exit" follows.
             run.start_error = rest
@@ -200,7 +203,12 @@ class Kubelet:
         if grace <= 0:
             run.send(signal.SIGKILL)
             return
-        run.send(signal.SIGTERM)
+        if run.started_at is None:
+            # Still being created: the kubelet stops a container once its start has returned
+            # (the pod worker serialises them), so SIGTERM follows the "started" report.
+            run.term_pending = True
+        else:
+            run.send(signal.SIGTERM)
         if pod.kill_timer:
             pod.kill_timer.cancel()
         pod.kill_timer = self.c.loop.later(grace, self._grace_over, pod, run)

@@ -119,10 +119,10 @@ def assert_clean_end(c, run, name, code, message):
 
 def stop_settled(c, timeout=60):
     """Deletes the workload once no container is starting. A SIGTERM in the first
-    milliseconds of a container (a deletion during a restart) reaches raylaunch before it
-    has blocked its signals: PID 1 with the default action drops it, and the pod takes its
-    whole grace period (as it would under a real kubelet). Scenarios about something else
-    wait for raylaunch's first log line in every running container first."""
+    millisecond or two of a container (a deletion during a restart: the kubelet sends it as
+    soon as the start is reported) reaches raylaunch before it has blocked its signals; PID 1
+    with the default action drops it and the pod takes its whole grace period, exit 137.
+    Scenarios about something else wait for raylaunch's first log line everywhere first."""
     def settled():
         return all(not p.current or p.current.finished_at is not None
                    or (p.current.started_at is not None and " run: " in p.current.text())

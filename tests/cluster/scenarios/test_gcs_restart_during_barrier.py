@@ -33,7 +33,7 @@ def test_the_barrier_survives_a_gcs_restart():
         c.release("training-2")
         c.wait_for(lambda: launched(c) == 1, 60, "the launch command")
         assert "LAUNCH on training-0: 3 alive" in head.log_text(), head.log_text()
-        assert "3/3 nodes alive after" in head.log_text(), head.log_text()
+        wait_log(c, "training-0", "3/3 nodes alive after", 10)
         eq([p.restart_count for p in c.pods], [0, 0, 0], "restarts")
         eq([e for e in c.events if e.reason == "Killing"], [], "pods killed by a probe")
         c.stop()

@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness.scenario import (assert_clean_end, known_bug, launched, raylaunch_cluster,  # noqa: E402
-                              stop_settled, wait_exit)
+                              stop_settled, wait_exit, wait_log)
 from harness.testing import eq, main  # noqa: E402
 
 VENV = "/opt/venv/openvla-oft"  # the overlay's
@@ -62,7 +62,11 @@ def test_a_node_without_the_gpus():
 def test_an_image_without_the_launch_command():
     launch = ["torchrun", "--nproc-per-node=8", "train.py"]
     with raylaunch_cluster("indexed-job", replicas=2, launch=launch) as c:
-        c.start()
+        # Index 1 runs first: the Job's verdict then reaches a started worker (one still in
+        # its first milliseconds would lose the SIGTERM: see harness/scenario.py stop_settled).
+        c.start(hold=["training-0"])
+        wait_log(c, "training-1", "waiting for the head GCS", 30)
+        c.release("training-0")
         job = c.job
         head = c.wait_for(lambda: next((p for p in job.pods if p.hostname == "training-0"), None), 30, "index 0")
         refused_at_start(c, head.name, 127, "the launch command: torchrun")

@@ -16,6 +16,7 @@ def test_four_pods_run_the_command_once_and_the_head_stays():
         c.start()
         head = c.pod("training-0")
         c.wait_for(lambda: launched(c) == 1, 90, "the launch command")
+        wait_log(c, "training-0", "started the command", 10)  # stderr: its own pipe
         log = head.log_text()
         assert "LAUNCH on training-0: 4 alive" in log, log
         # The command started after the barrier saw every pod, and only the head ran it.
