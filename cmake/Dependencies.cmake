@@ -2,7 +2,10 @@
 # they use through the INTERFACE targets below (headers and compile definitions only); what
 # gets linked, statically or not, is decided once per program by raylaunch_link_program().
 find_package(PkgConfig REQUIRED)
-pkg_check_modules(GRPCPP REQUIRED grpc++_unsecure protobuf libcares)
+# The secure gRPC (grpc++, with OpenSSL 3's libssl/libcrypto): Ray's GCS speaks mutual TLS when
+# RAY_USE_TLS is on (issue 9). Linked statically it adds ~6 MB (xDS and the TLS stack come with it).
+pkg_check_modules(GRPCPP REQUIRED grpc++ protobuf libcares)
+pkg_check_modules(OPENSSL REQUIRED libssl libcrypto)
 pkg_check_modules(HIREDIS REQUIRED hiredis)
 find_program(PROTOC protoc REQUIRED)
 find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
@@ -45,17 +48,23 @@ target_compile_options(deps_grpc_headers INTERFACE ${GRPCPP_CFLAGS_OTHER})
 # RAYLAUNCH_STATIC), else to the shared libraries (tests, fakes: links in a second instead of
 # fifteen). Being a dependency of those libraries, it lands after them on the link line.
 # pkg-config's --static list misses upb/re2/cares/address_sorting (Debian 12's grpc.pc), so
-# they are named here; the group resolves the cycles among them.
+# they are named here; the group resolves the cycles among them. libssl before libcrypto, and
+# both after libgrpc, which needs them.
 set(RAYLAUNCH_STATIC_LIBS -Wl,--start-group ${GRPCPP_STATIC_LDFLAGS} -lupb -lre2 -lcares -laddress_sorting
-    -lboost_filesystem -lhiredis -Wl,--end-group)
+    -lssl -lcrypto -lz -lboost_filesystem -lhiredis -Wl,--end-group)
 set(is_static "$<BOOL:$<TARGET_PROPERTY:RAYLAUNCH_FULLY_STATIC>>")
 add_library(deps_link INTERFACE)
 target_link_libraries(deps_link INTERFACE "$<${is_static}:${RAYLAUNCH_STATIC_LIBS}>"
-                      "$<$<NOT:${is_static}>:${GRPCPP_LINK_LIBRARIES};-lboost_filesystem;${HIREDIS_LINK_LIBRARIES}>" Threads::Threads)
+                      "$<$<NOT:${is_static}>:${GRPCPP_LINK_LIBRARIES};${OPENSSL_LINK_LIBRARIES};-lboost_filesystem;${HIREDIS_LINK_LIBRARIES}>"
+                      Threads::Threads)
 
 # The old name, for programs that link gRPC directly (fakes, benchmarks).
 add_library(deps_grpc_shared INTERFACE)
-target_link_libraries(deps_grpc_shared INTERFACE ${GRPCPP_LINK_LIBRARIES} Threads::Threads)
+target_link_libraries(deps_grpc_shared INTERFACE ${GRPCPP_LINK_LIBRARIES} ${OPENSSL_LINK_LIBRARIES} Threads::Threads)
+
+# OpenSSL's headers, for the code that reads and checks PEM files itself (gcs/tls_files.cpp).
+add_library(deps_openssl INTERFACE)
+target_include_directories(deps_openssl SYSTEM INTERFACE ${OPENSSL_INCLUDE_DIRS})
 
 # How a shipped program links: fully static by default (RAYLAUNCH_STATIC), else shared.
 function(raylaunch_link_program target)
