@@ -1,5 +1,7 @@
 #include "redis/connection.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -55,6 +57,10 @@ util::Result<Connection, RedisError> Connection::open(const std::string& ip, int
   if (!fd) {
     return R::failure({RedisError::Kind::connect, fd.error()});
   }
+  // A request is one write, but a long pipeline may leave in several segments: without
+  // TCP_NODELAY the last one can wait for the server's delayed ACK (40 ms on Linux).
+  const int one = 1;
+  ::setsockopt(fd.value().get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   const std::string peer = (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":" + std::to_string(port);
   return Connection(std::move(fd).value(), peer, command_timeout, std::move(stop));
 }
