@@ -1,8 +1,8 @@
-// Benchmark 3 helper (not a test): K GetAllNodeInfo polls on one reused channel, exactly as
-// `raylaunch wait` polls (empty request, decode, count ALIVE by pod), and what each costs the
-// client: wall time per poll and CPU per poll (getrusage of the whole process, gRPC's threads
-// included). Prints one JSON object.
-//   gcs_poll_bench HOST:PORT POLLS
+// Benchmark 3 and 5 helper (not a test): K polls on one reused channel, as `raylaunch wait` polls
+// (request, decode, count ALIVE by pod), and what each costs the client: wall time per poll and CPU
+// per poll (getrusage of the whole process, gRPC's threads included). `full`: GetAllNodeInfo with
+// an empty request; `light`: GetAllNodeAddressAndLiveness{ALIVE} (Ray ≈2.51+). One JSON object.
+//   gcs_poll_bench HOST:PORT POLLS [full|light]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -25,15 +25,20 @@ double cpu_ms() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: gcs_poll_bench HOST:PORT POLLS\n");
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: gcs_poll_bench HOST:PORT POLLS [full|light]\n");
     return 2;
   }
   const int polls = std::stoi(argv[2]);
-  launcher::gcs::GcsClient client(argv[1], std::nullopt);
+  const bool light = argc == 4 && std::string(argv[3]) == "light";
+  launcher::gcs::GcsClient client(argv[1], {});
+  auto poll = [&] {
+    return light ? client.get_alive_node_addresses(std::chrono::seconds(30))
+                 : client.get_all_node_info(std::chrono::seconds(30));
+  };
   launcher::gcs::NodeTable last;
   for (int i = 0; i < 3; ++i) {  // connect and warm up
-    auto t = client.get_all_node_info(std::chrono::seconds(30));
+    auto t = poll();
     if (!t) {
       std::fprintf(stderr, "poll failed: %s\n", t.error().describe().c_str());
       return 1;
@@ -44,7 +49,7 @@ int main(int argc, char** argv) {
   const double cpu_before = cpu_ms();
   for (int i = 0; i < polls; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto t = client.get_all_node_info(std::chrono::seconds(30));
+    auto t = poll();
     if (!t) {
       std::fprintf(stderr, "poll failed: %s\n", t.error().describe().c_str());
       return 1;
@@ -55,8 +60,9 @@ int main(int argc, char** argv) {
   }
   const double cpu = (cpu_ms() - cpu_before) / polls;
   std::sort(wall.begin(), wall.end());
-  std::printf("{\"nodes\": %zu, \"alive\": %d, \"wall_ms_median\": %.3f, \"wall_ms_p90\": %.3f, "
-              "\"cpu_ms_per_poll\": %.3f}\n",
-              last.nodes.size(), alive, wall[wall.size() / 2], wall[wall.size() * 9 / 10], cpu);
+  std::printf(
+      "{\"nodes\": %zu, \"alive\": %d, \"wall_ms_median\": %.3f, \"wall_ms_p90\": %.3f, "
+      "\"cpu_ms_per_poll\": %.3f}\n",
+      last.nodes.size(), alive, wall[wall.size() / 2], wall[wall.size() * 9 / 10], cpu);
   return 0;
 }

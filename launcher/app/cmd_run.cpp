@@ -109,14 +109,14 @@ supervisor::Settings lifecycle_settings(const Plan& plan, const Config& config) 
   return s;
 }
 
-int supervise(const Plan& plan, const Config& config, Programs programs, std::optional<gcs::AuthToken> token) {
+int supervise(const Plan& plan, const Config& config, Programs programs, const gcs::Credentials& credentials) {
   boost::asio::io_context io;
   supervisor::RunState state;
   state.head = plan.identity.role == Role::head;
   state.nodes_wanted = plan.identity.nodes;
 
   // The resident health endpoint, on the same loop (its probe RPCs on a thread of their own).
-  gcs::Prober prober(probe_target(plan.identity, config), token);
+  gcs::Prober prober(probe_target(plan.identity, config), credentials);
   std::unique_ptr<health::ProbeCache> probes;
   std::unique_ptr<health::HealthService> service;
   std::unique_ptr<health::HttpServer> server;
@@ -148,7 +148,7 @@ int supervise(const Plan& plan, const Config& config, Programs programs, std::op
   spec.command = std::move(programs.command);
   spec.ray_stop = std::move(programs.ray_stop);
   spec.termination_log = config.termination_log;
-  RunWaits waits(plan, config, token, state);
+  RunWaits waits(plan, config, credentials, state);
   spec.wait = [&waits](supervisor::Wait which, std::stop_token stop) { return waits(which, stop); };
   supervisor::Supervisor sup(io, std::move(spec), state);
   return sup.run();
@@ -168,11 +168,11 @@ int cmd_run(const Invocation& inv) {
                  plan.identity.head_address());
     refuse_failed_checks(plan);                                                      // 78 under checks=strict
     const Programs programs = resolve_programs(plan, config, plan.child_env(inv.env));  // 69, 64, 126, 127
-    std::optional<gcs::AuthToken> token = auth_token_or_fatal(inv.env);              // 64
+    const gcs::Credentials credentials = credentials_or_fatal(config, inv.env);     // 64: token, TLS files
     apply_actions(plan);                                                             // setrlimit
     apply_environment(plan);                                                         // inherited by everything
     spdlog::info("ray start: {}", display_argv(plan.ray_start));
-    return supervise(plan, config, programs, std::move(token));
+    return supervise(plan, config, programs, credentials);
   } catch (const Fatal& e) {
     // Nothing was started: the kubelet still gets the reason as the termination message.
     supervisor::write_termination_message(config.termination_log, e.lines().empty() ? "" : e.lines().front());

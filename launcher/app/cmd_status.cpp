@@ -13,24 +13,42 @@ namespace {
 // One GetAllNodeInfo; generous, since a loaded GCS with thousands of nodes is slow to list.
 constexpr std::chrono::milliseconds k_status_timeout{10'000};
 
+// 69 with one line; the token hint after UNAUTHENTICATED.
+[[noreturn]] void fail(const GcsTarget& target, const gcs::RpcError& error, const gcs::Credentials& credentials) {
+  const bool replied = error.grpc_code == 0;  // an error in GcsStatus, not in transport
+  const std::string line =
+      "GCS at " + target.address + (replied ? " replied with an error: " : " did not answer: ") + error.describe();
+  throw Fatal(exit_code::unavailable, line + (error.unauthenticated() ? auth_hint(credentials) : ""));
+}
+
 }  // namespace
 
-// Prints the GCS node table; exit 0 when the GCS answered, 69 when it did not or refused our
-// credentials.
+// Prints the GCS node table (or, with --count, the count alone); exit 0 when the GCS answered,
+// 69 when it did not or refused our credentials.
 int cmd_status(const Invocation& inv) {
-  const std::optional<gcs::AuthToken> token = auth_token_or_fatal(inv.env);
+  const gcs::Credentials credentials = credentials_or_fatal(inv.config, inv.env);
   const GcsTarget target = resolve_gcs_target(inv.config, inv.env);
-  gcs::GcsClient client(target.address, token);
+  gcs::GcsClient client(target.address, credentials);
+  const bool json = inv.config.output == OutputFormat::json;
+  if (inv.config.status_count) {
+    // Ray >= 2.51 lists ALIVE addresses without the rest of each row; older ones the whole table.
+    auto light = client.get_alive_node_addresses(k_status_timeout);
+    if (!light && light.error().unimplemented()) {
+      light = client.get_all_node_info(k_status_timeout);
+    }
+    if (!light) {
+      fail(target, light.error(), credentials);
+    }
+    const std::string text = gcs::render_status_count(light.value(), target.address, json);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return exit_code::ok;
+  }
   const auto table = client.get_all_node_info(k_status_timeout);
   if (!table) {
-    const bool replied = table.error().grpc_code == 0;  // an error in GcsStatus, not in transport
-    const std::string line = "GCS at " + target.address +
-                             (replied ? " replied with an error: " : " did not answer: ") + table.error().describe();
-    throw Fatal(exit_code::unavailable, line + (table.error().unauthenticated() ? auth_hint(token) : ""));
+    fail(target, table.error(), credentials);
   }
-  const std::string text = inv.config.output == OutputFormat::json
-                               ? gcs::render_status_json(table.value(), target.address)
-                               : gcs::render_status_text(table.value(), target.address);
+  const std::string text = json ? gcs::render_status_json(table.value(), target.address)
+                                : gcs::render_status_text(table.value(), target.address);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return exit_code::ok;
 }

@@ -16,24 +16,25 @@ namespace {
 
 // Worker side: DNS, TCP and CheckAlive until the head's GCS answers (what `run` does on a
 // worker before `ray start`, whose own GCS retries give up after ~20 s).
-int wait_for_head(const Config& config, const GcsTarget& target, const std::optional<gcs::AuthToken>& token) {
+int wait_for_head(const Config& config, const GcsTarget& target, const gcs::Credentials& credentials) {
   const auto head = net::parse_host_port(target.address);
   if (!head) {
     throw Fatal(exit_code::usage, bad_setting("address", target.address, head.error()));
   }
-  const net::StagedCheck check = gcs::head_gcs_check(head.value(), token);
+  const net::StagedCheck check = gcs::head_gcs_check(head.value(), credentials);
   util::SteadyClock clock;
   const StopOnSignal signals;
   const gcs::HeadWaitResult result = gcs::wait_for_head(
       "head GCS at " + head->text(), [&](auto timeout, auto stop) { return check.attempt(timeout, stop); },
       gcs::head_wait_options(config.join_timeout), clock, signals.token());
-  const std::string hint = result.end == util::WaitEnd::refused ? auth_hint(token) : "";
+  const bool unauthenticated = result.reason.find("UNAUTHENTICATED") != std::string::npos;
+  const std::string hint = result.end == util::WaitEnd::refused && unauthenticated ? auth_hint(credentials) : "";
   return finish_wait(result.end, result.reason + hint, signals.signal());
 }
 
 // Head side: the join barrier, N distinct ALIVE pods in the GCS node table.
-int wait_for_nodes(const Config& config, const GcsTarget& target, const std::optional<gcs::AuthToken>& token) {
-  gcs::GcsNodeSource source(target.address, token);
+int wait_for_nodes(const Config& config, const GcsTarget& target, const gcs::Credentials& credentials) {
+  gcs::GcsNodeSource source(target.address, credentials);
   gcs::JoinOptions options;
   options.nodes = config.nodes;
   options.expected_names = target.expected_names;
@@ -41,7 +42,8 @@ int wait_for_nodes(const Config& config, const GcsTarget& target, const std::opt
   util::SteadyClock clock;
   const StopOnSignal signals;
   const gcs::JoinResult result = gcs::wait_for_nodes(source, options, clock, signals.token());
-  const std::string hint = result.end == util::WaitEnd::refused ? auth_hint(token) : "";
+  const std::string hint =
+      result.last_error && result.last_error->unauthenticated() ? auth_hint(credentials) : "";
   return finish_wait(result.end, result.reason + hint, signals.signal());
 }
 
@@ -65,13 +67,13 @@ int cmd_wait(const Invocation& inv) {
   if (inv.argument == "redis") {
     return wait_for_redis(inv.config);  // needs no GCS, no pod identity, no Ray token
   }
-  const std::optional<gcs::AuthToken> token = auth_token_or_fatal(inv.env);
+  const gcs::Credentials credentials = credentials_or_fatal(inv.config, inv.env);
   const GcsTarget target = resolve_gcs_target(inv.config, inv.env);
-  if (token) {
+  if (const auto& token = credentials.token()) {
     spdlog::debug("sending Ray's auth token from {}", token->source);
   }
-  return inv.argument == "head" ? wait_for_head(inv.config, target, token)
-                                : wait_for_nodes(inv.config, target, token);
+  return inv.argument == "head" ? wait_for_head(inv.config, target, credentials)
+                                : wait_for_nodes(inv.config, target, credentials);
 }
 
 }  // namespace launcher

@@ -8,6 +8,8 @@ namespace {
 const std::vector<std::string_view> k_identity = {"nodes",   "ordinal",        "hostname",     "namespace",
                                                   "service", "cluster_domain", "head_address", "ray_port"};
 const std::vector<std::string_view> k_logging = {"log_format", "log_level"};
+// Ray's TLS: every command that talks to Ray's GCS or raylets (and `plan`, which shows it).
+const std::vector<std::string_view> k_tls = {"use_tls", "tls_server_cert", "tls_server_key", "tls_ca_cert"};
 // The external Redis of GCS fault tolerance (the head's preflight, `wait redis`, the cleanup).
 const std::vector<std::string_view> k_redis = {"redis_address", "redis_username", "redis_password",
                                                "storage_namespace"};
@@ -25,6 +27,7 @@ const std::vector<std::string_view> k_run_settings =
     with(k_identity, {{"node_manager_port", "metrics_export_port", "join_timeout", "ray", "ray_args",
                        "object_store_memory", "venv", "checks", "gpus", "efa", "shm_min", "host_root", "on_success",
                        "health_port", "term_grace", "ray_stop_grace", "exec", "termination_log", "output"},
+                      k_tls,
                       k_redis, k_logging});
 
 }  // namespace
@@ -39,12 +42,13 @@ const std::vector<CommandSpec>& command_table() {
       {"wait",
        "wait until N distinct pods are ALIVE in the GCS (nodes), the head's GCS answers (head), or Redis answers "
        "PING after AUTH (redis)",
-       with(k_identity, {{"address", "join_timeout"}, k_redis, k_logging}), SignalMode::handled, "what",
+       with(k_identity, {{"address", "join_timeout"}, k_tls, k_redis, k_logging}), SignalMode::handled, "what",
        {"nodes", "head", "redis"}, false, false, cmd_wait},
       {"status", "print the GCS node table and the count of ALIVE nodes",
-       with(k_identity, {{"address", "output"}, k_logging}), SignalMode::defaults, "", {}, false, false, cmd_status},
+       with(k_identity, {{"address", "output", "status_count"}, k_tls, k_logging}), SignalMode::defaults, "", {},
+       false, false, cmd_status},
       {"probe", "kubelet exec probe: one RPC, exit 0 healthy or 1 unhealthy",
-       with(k_identity, {{"node_manager_port", "probe_timeout"}, k_logging}), SignalMode::defaults, "kind",
+       with(k_identity, {{"node_manager_port", "probe_timeout"}, k_tls, k_logging}), SignalMode::defaults, "kind",
        {"liveness", "readiness"}, true, false, cmd_probe},
       {"redis-cleanup",
        "delete one Ray cluster's keys from the Redis of GCS fault tolerance (after the cluster is gone)",

@@ -51,19 +51,46 @@ gcs::ProbeTarget probe_target(const PodIdentity& id, const Config& config) {
   return t;
 }
 
-std::optional<gcs::AuthToken> auth_token_or_fatal(const EnvMap& env) {
+namespace {
+
+// The setting that names a TLS file: the flag or variable it came from, else Ray's variable.
+gcs::TlsFile tls_file(const Config& config, const char* key, const std::optional<std::string>& path) {
+  const std::string source = config.source_of(key);
+  return {path.value_or(""), source == "default" ? std::string(setting_spec(key).env) : source};
+}
+
+}  // namespace
+
+gcs::Credentials credentials_or_fatal(const Config& config, const EnvMap& env) {
+  gcs::Credentials credentials;
   auto token = gcs::load_auth_token(env);
   if (!token) {
     throw Fatal(exit_code::usage, token.error());
   }
-  return token.value();
+  credentials.auth = std::move(token).value();
+  if (config.use_tls) {
+    auto tls = gcs::load_tls_credentials({tls_file(config, "tls_server_cert", config.tls_server_cert),
+                                          tls_file(config, "tls_server_key", config.tls_server_key),
+                                          tls_file(config, "tls_ca_cert", config.tls_ca_cert)});
+    if (!tls) {
+      throw Fatal(exit_code::usage, tls.error());
+    }
+    credentials.tls = std::move(tls).value();
+  }
+  return credentials;
 }
 
-std::string auth_hint(const std::optional<gcs::AuthToken>& token) {
-  if (token) {
+std::string auth_hint(const gcs::Credentials& credentials) {
+  if (const auto& token = credentials.token()) {
     return " (the token from " + token->source + " was refused: is it this cluster's token?)";
   }
-  return " (the GCS requires Ray's auth token: set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH)";
+  if (!credentials.auth.unusable.empty()) {
+    return " (the GCS requires Ray's auth token, and " + credentials.auth.unusable + ")";
+  }
+  if (credentials.auth.mode == gcs::AuthMode::disabled) {
+    return " (the GCS requires Ray's auth token, and RAY_AUTH_MODE turns it off here: set RAY_AUTH_MODE=token)";
+  }
+  return " (the GCS requires Ray's auth token: set RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, or ~/.ray/auth_token)";
 }
 
 }  // namespace launcher

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "config/config.hpp"
-#include "gcs/auth_token.hpp"
+#include "gcs/gcs_channel.hpp"
 #include "gcs/probe.hpp"
 #include "plan/pod_identity.hpp"
 
@@ -26,10 +26,13 @@ GcsTarget resolve_gcs_target(const Config& config, const EnvMap& env);
 // What `raylaunch probe` and the health endpoint ask about this pod.
 gcs::ProbeTarget probe_target(const PodIdentity& id, const Config& config);
 
-// load_auth_token(), with a bad token setting turned into Fatal(64).
-std::optional<gcs::AuthToken> auth_token_or_fatal(const EnvMap& env);
+// How this process authenticates to Ray's servers: the token as Ray's loader finds it
+// (gcs::load_auth_token) and, with RAY_USE_TLS on, the three TLS files read and checked
+// (gcs::load_tls_credentials). Fatal(64), one line naming the setting, when either cannot be
+// used; nothing has started by then.
+gcs::Credentials credentials_or_fatal(const Config& config, const EnvMap& env);
 
 // What to do after UNAUTHENTICATED, depending on whether a token was sent.
-std::string auth_hint(const std::optional<gcs::AuthToken>& token);
+std::string auth_hint(const gcs::Credentials& credentials);
 
 }  // namespace launcher

@@ -17,9 +17,9 @@ constexpr std::chrono::milliseconds k_diagnose_timeout{3'000};
 
 }  // namespace
 
-RunWaits::RunWaits(const Plan& plan, const Config& config, std::optional<gcs::AuthToken> token,
+RunWaits::RunWaits(const Plan& plan, const Config& config, gcs::Credentials credentials,
                    supervisor::RunState& state)
-    : m_plan(plan), m_config(config), m_token(std::move(token)), m_state(state) {}
+    : m_plan(plan), m_config(config), m_credentials(std::move(credentials)), m_state(state) {}
 
 WaitFinished RunWaits::operator()(Wait which, std::stop_token stop) {
   switch (which) {
@@ -40,7 +40,7 @@ WaitFinished RunWaits::operator()(Wait which, std::stop_token stop) {
 WaitFinished RunWaits::local_gcs(std::stop_token stop) {
   // `ray start --head` brings the GCS up on every interface; 127.0.0.1 always reaches it.
   const net::HostPort local{"127.0.0.1", m_plan.identity.ray_port};
-  const net::StagedCheck check = gcs::head_gcs_check(local, m_token);
+  const net::StagedCheck check = gcs::head_gcs_check(local, m_credentials);
   util::SteadyClock clock;
   const auto r = gcs::wait_for_head("local GCS at " + local.text(),
                                     [&](auto timeout, auto s) { return check.attempt(timeout, s); },
@@ -49,7 +49,7 @@ WaitFinished RunWaits::local_gcs(std::stop_token stop) {
 }
 
 WaitFinished RunWaits::join(std::stop_token stop) {
-  gcs::GcsNodeSource source("127.0.0.1:" + std::to_string(m_plan.identity.ray_port), m_token);
+  gcs::GcsNodeSource source("127.0.0.1:" + std::to_string(m_plan.identity.ray_port), m_credentials);
   gcs::JoinOptions options;
   options.nodes = m_plan.identity.nodes;
   options.expected_names = m_plan.identity.expected_node_names();
@@ -67,7 +67,7 @@ WaitFinished RunWaits::join(std::stop_token stop) {
 
 WaitFinished RunWaits::head(std::stop_token stop) {
   const net::HostPort head{m_plan.identity.head_host, m_plan.identity.head_port};
-  const net::StagedCheck check = gcs::head_gcs_check(head, m_token);
+  const net::StagedCheck check = gcs::head_gcs_check(head, m_credentials);
   util::SteadyClock clock;
   const auto r = gcs::wait_for_head("head GCS at " + head.text(),
                                     [&](auto timeout, auto s) { return check.attempt(timeout, s); },
@@ -77,7 +77,7 @@ WaitFinished RunWaits::head(std::stop_token stop) {
 
 WaitFinished RunWaits::diagnose(std::stop_token stop) {
   const net::HostPort head{m_plan.identity.head_host, m_plan.identity.head_port};
-  const util::Attempt a = gcs::head_gcs_check(head, m_token).attempt(k_diagnose_timeout, stop);
+  const util::Attempt a = gcs::head_gcs_check(head, m_credentials).attempt(k_diagnose_timeout, stop);
   const std::string who = "head GCS at " + head.text();
   if (a.kind == util::Attempt::Kind::done) {
     return {Wait::diagnose, util::WaitEnd::ready, who + " still answers: a Ray process of this pod died"};

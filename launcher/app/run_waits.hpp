@@ -3,7 +3,7 @@
 #include <stop_token>
 
 #include "config/config.hpp"
-#include "gcs/auth_token.hpp"
+#include "gcs/gcs_channel.hpp"
 #include "plan/plan.hpp"
 #include "supervisor/lifecycle.hpp"
 #include "supervisor/run_state.hpp"
@@ -15,7 +15,7 @@ namespace launcher {
 // wait for its head, one look at the head after a worker's Ray exited, the Redis preflight.
 class RunWaits {
  public:
-  RunWaits(const Plan& plan, const Config& config, std::optional<gcs::AuthToken> token, supervisor::RunState& state);
+  RunWaits(const Plan& plan, const Config& config, gcs::Credentials credentials, supervisor::RunState& state);
 
   supervisor::WaitFinished operator()(supervisor::Wait which, std::stop_token stop);
 
@@ -27,7 +27,7 @@ class RunWaits {
 
   const Plan& m_plan;
   const Config& m_config;
-  std::optional<gcs::AuthToken> m_token;
+  gcs::Credentials m_credentials;
   supervisor::RunState& m_state;
 };
 

@@ -1,6 +1,7 @@
 #include "config/config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <stdexcept>
 
@@ -287,6 +288,26 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
     return std::string();
   });
   p.field("probe_timeout", duration(c.probe_timeout));
+  p.field("status_count", one_of<bool>({{"true", true}, {"false", false}}, c.status_count));
+  // Ray turns TLS on for "1" or "true" in any case, and reads every other value as off
+  // (ray_config.h ConvertValue<bool>; tls_utils.py): anything but those and 0/false is refused
+  // here, as it would silently leave Ray in plaintext.
+  p.field("use_tls", [&](const std::string& t) {
+    std::string v = t;
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (v != "1" && v != "true" && v != "0" && v != "false") {
+      return std::string("1 or true (on), 0 or false (off): Ray reads any other value as off");
+    }
+    c.use_tls = v == "1" || v == "true";
+    return std::string();
+  });
+  for (auto [key, out] : {std::pair{"tls_server_cert", &c.tls_server_cert}, std::pair{"tls_server_key", &c.tls_server_key},
+                          std::pair{"tls_ca_cert", &c.tls_ca_cert}}) {
+    p.field(key, [out = out](const std::string& t) {
+      *out = t;
+      return util::printable(t) != t ? std::string("a file path") : std::string();
+    });
+  }
   p.field("redis_address", [&](const std::string& t) {
     if (const std::string password = password_in_redis_url(t); !password.empty()) {
       util::add_secret(password);  // refused below; never echoed

@@ -47,6 +47,11 @@ struct Config {
   std::string host_root;
   std::optional<net::HostPort> address;
   std::chrono::milliseconds probe_timeout{0};
+  bool status_count = false;                   // status --count: the count alone, from the lightest call
+  bool use_tls = false;                        // RAY_USE_TLS: mutual TLS to Ray's GCS and raylets
+  std::optional<std::string> tls_server_cert;  // RAY_TLS_SERVER_CERT (a path; contents read by gcs/)
+  std::optional<std::string> tls_server_key;   // RAY_TLS_SERVER_KEY
+  std::optional<std::string> tls_ca_cert;      // RAY_TLS_CA_CERT
   std::optional<net::HostPort> redis_address;  // RAY_REDIS_ADDRESS without its scheme: GCS fault tolerance on
   std::string redis_address_text;              // as given (host:port or redis://host:port), for Ray
   std::optional<std::string> redis_username;

@@ -54,6 +54,28 @@ const std::vector<SettingSpec>& setting_specs() {
        "GCS address HOST:PORT for wait and status"},
       {"probe_timeout", "--probe-timeout", "RAYLAUNCH_PROBE_TIMEOUT", "1s", "",
        "deadline of one probe; keep it below the kubelet's timeoutSeconds"},
+      {.key = "status_count",
+       .flags = "--count",
+       .env = "RAYLAUNCH_STATUS_COUNT",
+       .default_value = "false",
+       .default_note = "",
+       .help = "status: print only the count of ALIVE nodes, from the lightest call the GCS has",
+       .bare_flag = true},
+      // Ray's TLS (ray_config_def.h USE_TLS, TLS_SERVER_CERT, TLS_SERVER_KEY, TLS_CA_CERT): Ray's own
+      // names, so one set of variables configures Ray and raylaunch alike.
+      {.key = "use_tls",
+       .flags = "--use-tls",
+       .env = "RAY_USE_TLS",
+       .default_value = "false",
+       .default_note = "",
+       .help = "mutual TLS to Ray's GCS and raylets, as Ray's servers require with RAY_USE_TLS=1 (1|true, 0|false)",
+       .bare_flag = true},
+      {"tls_server_cert", "--tls-server-cert", "RAY_TLS_SERVER_CERT", "", "none",
+       "with TLS: this pod's certificate (PEM), presented as client certificate as Ray's own clients do"},
+      {"tls_server_key", "--tls-server-key", "RAY_TLS_SERVER_KEY", "", "none",
+       "with TLS: the private key of RAY_TLS_SERVER_CERT (PEM, unencrypted)"},
+      {"tls_ca_cert", "--tls-ca-cert", "RAY_TLS_CA_CERT", "", "none",
+       "with TLS: the CA certificate(s) that servers' certificates must chain to (PEM)"},
       // GCS fault tolerance: an external Redis keeps the head's tables (ray-gcs-wire.md §1, anchors.md A4).
       // Ray reads RAY_REDIS_ADDRESS and RAY_external_storage_namespace itself; REDIS_PASSWORD and
       // REDIS_USERNAME are KubeRay's names, which raylaunch passes as ray start --redis-password/-username.

@@ -1,5 +1,8 @@
 #include "gcs/auth_token.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "util/host_fs.hpp"
 #include "util/parse.hpp"
 #include "util/redact.hpp"
@@ -11,6 +14,19 @@ namespace {
 
 constexpr const char* k_token_env = "RAY_AUTH_TOKEN";
 constexpr const char* k_token_path_env = "RAY_AUTH_TOKEN_PATH";
+constexpr const char* k_mode_env = "RAY_AUTH_MODE";
+constexpr const char* k_k8s_env = "RAY_ENABLE_K8S_TOKEN_AUTH";
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// RayConfig's bool: "true" or "1", any case (ray_config.h, ConvertValue<bool>).
+bool ray_bool(const std::string& value) {
+  const std::string v = lower(value);
+  return v == "true" || v == "1";
+}
 
 // "" when `token` can go into an `authorization` header, else what is wrong with it (never
 // the token itself).
@@ -31,38 +47,97 @@ std::string token_problem(const std::string& token) {
   return "";
 }
 
+// One source's answer: a token, nothing (look further), or why a source that is set cannot be used.
+struct Found {
+  std::optional<AuthToken> token;
+  std::string problem;
+};
+
+Found checked(std::string token, std::string source) {
+  if (const std::string problem = token_problem(token); !problem.empty()) {
+    return {std::nullopt, source + ": the token is not usable: " + problem};
+  }
+  return {AuthToken{std::move(token), std::move(source)}, ""};
+}
+
+// The first line of `path`, trimmed, as Ray's ReadTokenFromFile + TrimWhitespace read it.
+std::optional<std::string> first_line(const std::string& path, std::string* why) {
+  const auto text = util::read_small_file(path, k_max_token_bytes + 2, why);
+  if (!text) {
+    return std::nullopt;
+  }
+  return std::string(util::trim(std::string_view(*text).substr(0, text->find('\n'))));
+}
+
+// An optional source (the service-account token, ~/.ray/auth_token): absent or empty means "look
+// further", as in Ray; a token that is there but not usable is still a problem.
+Found optional_file(const std::string& path, const std::string& source) {
+  std::string why;
+  auto line = first_line(path, &why);
+  if (!line || line->empty()) {
+    return {};
+  }
+  return checked(std::move(*line), source);
+}
+
+Found find_token(const util::EnvMap& env, const TokenPaths& paths) {
+  // Surrounding whitespace is never part of a token; a Secret file or `echo` often ends in "\n".
+  if (std::string direct(util::trim(util::env_value(env, k_token_env))); !direct.empty()) {
+    return checked(std::move(direct), k_token_env);
+  }
+  if (const std::string path = util::env_value(env, k_token_path_env); !path.empty()) {
+    const std::string source = std::string(k_token_path_env) + "=" + util::printable(path);
+    std::string why;
+    auto line = first_line(path, &why);
+    if (!line) {
+      return {std::nullopt, source + ": cannot read the token file: " + why + " (mount the Secret there, or unset " +
+                                k_token_path_env + ")"};
+    }
+    return checked(std::move(*line), source);
+  }
+  if (ray_bool(util::env_value(env, k_k8s_env))) {
+    Found f = optional_file(paths.k8s_service_account,
+                            "the service-account token " + util::printable(paths.k8s_service_account));
+    if (f.token || !f.problem.empty()) {
+      return f;
+    }
+  }
+  const std::string home = util::env_value(env, "HOME");
+  const std::string path = (home.empty() ? std::string(".") : home) + "/.ray/auth_token";
+  return optional_file(path, "~/.ray/auth_token (" + util::printable(path) + ")");
+}
+
 }  // namespace
 
-util::Result<std::optional<AuthToken>> load_auth_token(const util::EnvMap& env) {
-  using R = util::Result<std::optional<AuthToken>>;
-  // Surrounding whitespace is never part of a token; a Secret file or `echo` often ends in "\n",
-  // which would otherwise be sent and rejected (inference).
-  const std::string direct(util::trim(util::env_value(env, k_token_env)));
-  std::string token;
-  std::string source;
-  if (!direct.empty()) {
-    token = direct;
-    source = k_token_env;
-  } else {
-    const std::string path = util::env_value(env, k_token_path_env);
-    if (path.empty()) {
-      return std::optional<AuthToken>();
-    }
-    source = std::string(k_token_path_env) + "=" + util::printable(path);
-    std::string why;
-    const auto text = util::read_small_file(path, k_max_token_bytes + 2, &why);
-    if (!text) {
-      return R::failure(source + ": cannot read the token file: " + why + " (mount the Secret there, or unset " +
-                        k_token_path_env + ")");
-    }
-    // The first line, as Ray's loader reads it.
-    token = std::string(util::trim(std::string_view(*text).substr(0, text->find('\n'))));
+util::Result<TokenLookup> load_auth_token(const util::EnvMap& env, const TokenPaths& paths) {
+  using R = util::Result<TokenLookup>;
+  TokenLookup lookup;
+  const std::string mode = lower(std::string(util::trim(util::env_value(env, k_mode_env))));
+  // "k8s" was a mode of its own for a while (ray-project/ray#58497, replaced by
+  // RAY_ENABLE_K8S_TOKEN_AUTH in #59621); it required a token as "token" does.
+  lookup.mode = mode.empty()                       ? AuthMode::unset
+                : mode == "token" || mode == "k8s" ? AuthMode::token
+                                                   : AuthMode::disabled;
+  if (lookup.mode == AuthMode::disabled) {
+    return lookup;  // Ray's clients send no token then, and read no token file
   }
-  if (const std::string problem = token_problem(token); !problem.empty()) {
-    return R::failure(source + ": the token is not usable: " + problem);
+  Found found = find_token(env, paths);
+  if (lookup.mode == AuthMode::token) {
+    if (!found.problem.empty()) {
+      return R::failure(found.problem);
+    }
+    if (!found.token) {
+      return R::failure(std::string(k_mode_env) +
+                        "=token but no token was found (set RAY_AUTH_TOKEN, or RAY_AUTH_TOKEN_PATH to a file "
+                        "holding it, or create ~/.ray/auth_token)");
+    }
   }
-  util::add_secret(token);
-  return std::optional<AuthToken>(AuthToken{token, source});
+  if (found.token) {
+    util::add_secret(found.token->value);
+  }
+  lookup.token = std::move(found.token);
+  lookup.unusable = std::move(found.problem);
+  return lookup;
 }
 
 }  // namespace launcher::gcs

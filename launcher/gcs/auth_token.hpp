@@ -11,19 +11,45 @@ namespace launcher::gcs {
 // print only `source`. Loading registers it with util::add_secret.
 struct AuthToken {
   std::string value;
-  std::string source;  // "RAY_AUTH_TOKEN" or "RAY_AUTH_TOKEN_PATH=/etc/ray/token"
+  std::string source;  // "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH=/etc/ray/token", "~/.ray/auth_token (/root/…)"
+};
+
+// RAY_AUTH_MODE as Ray reads it (authentication_mode.cc: lowercased, "token" or anything else
+// = disabled), with "unset" kept apart: since Ray 2.59 a head started without RAY_AUTH_MODE turns
+// token auth on by itself when it finds a token (ray-project/ray#64755).
+enum class AuthMode { unset, token, disabled };
+
+// What the loader found. With RAY_AUTH_MODE unset a token is sent when one is found (harmless to
+// a GCS without auth, required by a 2.59+ head that found the same token), and a source that is
+// set but unusable is not an error until the GCS asks for a token: `unusable` says why then.
+struct TokenLookup {
+  AuthMode mode = AuthMode::unset;
+  std::optional<AuthToken> token;
+  std::string unusable;  // "RAY_AUTH_TOKEN_PATH=/x: cannot read the token file: …"; "" when none
+};
+
+// Where Ray looks for the pod's Kubernetes service-account token (k8s_constants.h kK8sSaTokenPath);
+// a parameter so that tests can point it elsewhere.
+struct TokenPaths {
+  std::string k8s_service_account = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 };
 
 // The most a token may be: Ray's are 32-byte hex strings; 64 KiB leaves room for any JWT and
 // keeps a mistaken file (a log, a binary) from being read whole and sent on every call.
 inline constexpr std::size_t k_max_token_bytes = 64 * 1024;
 
-// Loads the token the way Ray's own clients find it first: RAY_AUTH_TOKEN, else the first
-// line of the file named by RAY_AUTH_TOKEN_PATH (src/ray/rpc/authentication/
-// authentication_token_loader.cc; Ray treats a missing file as fatal, and so do we). nullopt
-// when neither is set: no metadata is sent. A token must be printable ASCII without spaces
-// (an HTTP/2 header value; a UTF-8 BOM or a control byte would make gRPC abort the process).
-// Errors name the variable and the path, never the token.
-util::Result<std::optional<AuthToken>> load_auth_token(const util::EnvMap& env);
+// Finds the token where Ray's loader finds it, in Ray's order
+// (src/ray/rpc/authentication/authentication_token_loader.cc, TryLoadTokenFromSources):
+//   1. RAY_AUTH_TOKEN (trimmed; empty = unset);
+//   2. the first line, trimmed, of the file named by RAY_AUTH_TOKEN_PATH; unreadable or empty is
+//      an error there, never a fall-through;
+//   3. with RAY_ENABLE_K8S_TOKEN_AUTH=1|true, the pod's service-account token (absent: next);
+//   4. the first line of ~/.ray/auth_token ($HOME; "./.ray/auth_token" without one, as Ray).
+// RAY_AUTH_MODE=token: a problem with the sources, or no token at all, is an error (Ray's
+// processes refuse to start then, too). RAY_AUTH_MODE=disabled: nothing is read, nothing sent.
+// Unset: see TokenLookup. A token must be printable ASCII without spaces (an HTTP/2 header value;
+// a UTF-8 BOM or a control byte would make gRPC abort the process). Errors name the variable and
+// the path, never the token.
+util::Result<TokenLookup> load_auth_token(const util::EnvMap& env, const TokenPaths& paths = {});
 
 }  // namespace launcher::gcs

@@ -27,9 +27,10 @@ constexpr int k_reconnect_max_ms = 2'000;
 constexpr int k_min_reresolve_ms = 1'000;
 
 constexpr std::array<const char*, 17> k_code_names = {
-    "OK",        "CANCELLED",          "UNKNOWN",   "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
-    "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
-    "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+    "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+    "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+    "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
+    "DATA_LOSS", "UNAUTHENTICATED"};
 
 void grpc_log_to_spdlog(gpr_log_func_args* args) {
   spdlog::debug("grpc: {}", util::redact(args->message));
@@ -45,13 +46,16 @@ const char* grpc_code_name(int code) {
 }
 
 std::string RpcError::describe() const {
+  if (!tls_problem.empty()) {
+    return tls_problem;
+  }
   if (grpc_code == 0) {
     return "GCS status " + std::to_string(ray_code) + ": " + message;
   }
   return std::string(grpc_code_name(grpc_code)) + (message.empty() ? "" : ": " + message);
 }
 
-std::shared_ptr<grpc::Channel> make_channel(const std::string& target) {
+std::shared_ptr<grpc::Channel> make_channel(const std::string& target, const TlsCredentials* tls) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(k_max_message_bytes);
   args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);  // Ray: unless RAY_grpc_enable_http_proxy=1
@@ -64,13 +68,19 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& target) {
   // A fresh channel must not inherit a subchannel (and its backoff state) from a channel we
   // dropped after a failure: gRPC shares subchannels process-wide by default.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  if (tls == nullptr) {
+    return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  }
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = tls->ca_pem;
+  ssl.pem_private_key = tls->key_pem;
+  ssl.pem_cert_chain = tls->cert_pem;
+  return grpc::CreateCustomChannel(target, grpc::SslCredentials(ssl), args);
 }
 
-void prepare_call(grpc::ClientContext& context, std::chrono::milliseconds timeout,
-                  const std::optional<AuthToken>& token) {
+void prepare_call(grpc::ClientContext& context, std::chrono::milliseconds timeout, const Credentials& credentials) {
   context.set_deadline(std::chrono::system_clock::now() + timeout);
-  if (token) {
+  if (const auto& token = credentials.token()) {
     // Ray: kAuthTokenKey "authorization", kBearerPrefix "Bearer " (authentication_token.h).
     context.AddMetadata("authorization", "Bearer " + token->value);
   }

@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "gcs/tls_diagnosis.hpp"
 #include "health.grpc.pb.h"
 #include "ray_gcs.grpc.pb.h"
 #include "util/redact.hpp"
@@ -12,16 +13,21 @@
 
 namespace launcher::gcs {
 
+// Everything learnt on one channel goes with it: a new channel may reach a new (upgraded) GCS.
 struct GcsClient::Stub {
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<ray::rpc::NodeInfoGcsService::Stub> node_info;
+  std::optional<RayVersion> version;
+  bool light_unimplemented = false;
 };
 
 namespace {
 
 // Text from the server or from gRPC goes into one-line errors, probe output and JSON log lines:
 // keep it one line and free of quotes and backslashes (logging.hpp's convention).
-std::string one_line(const std::string& text) { return util::printable(util::redact(text)); }
+std::string one_line(const std::string& text) {
+  return util::printable(util::redact(text));
+}
 
 // Cancels the call when `stop` is requested: a SIGTERM ends a wait now, not at the deadline.
 class CancelOnStop {
@@ -33,51 +39,64 @@ class CancelOnStop {
   std::stop_callback<std::function<void()>> m_callback;
 };
 
-RpcError from_status(const grpc::Status& status) {
-  return RpcError{static_cast<int>(status.error_code()), 0, one_line(status.error_message())};
+RpcError from_gcs_status(const ray::rpc::GcsStatus& status) {
+  return RpcError{0, status.code(), one_line(status.message()), ""};
 }
 
-RpcError from_gcs_status(const ray::rpc::GcsStatus& status) {
-  return RpcError{0, status.code(), one_line(status.message())};
+// A reply arena: a 4,096-node table is ~100,000 small allocations otherwise.
+google::protobuf::ArenaOptions arena_options() {
+  google::protobuf::ArenaOptions o;
+  o.start_block_size = 64 * 1024;
+  o.max_block_size = 4 * 1024 * 1024;
+  return o;
 }
 
 }  // namespace
 
-GcsClient::GcsClient(std::string target, std::optional<AuthToken> token)
-    : m_target(std::move(target)), m_token(std::move(token)) {}
+GcsClient::GcsClient(std::string target, Credentials credentials)
+    : m_target(std::move(target)), m_credentials(std::move(credentials)) {}
 
 GcsClient::~GcsClient() = default;
 
 GcsClient::Stub& GcsClient::stub() {
   if (!m_stub) {
     m_stub = std::make_unique<Stub>();
-    m_stub->channel = make_channel(m_target);
+    m_stub->channel = make_channel(m_target, m_credentials.tls.get());
     m_stub->node_info = ray::rpc::NodeInfoGcsService::NewStub(m_stub->channel);
   }
   return *m_stub;
 }
 
-void GcsClient::reset_channel() { m_stub.reset(); }
+void GcsClient::reset_channel() {
+  m_stub.reset();
+}
 
-namespace {
+std::optional<RayVersion> GcsClient::version() const {
+  return m_stub ? m_stub->version : std::nullopt;
+}
 
-util::Result<NodeTable, RpcError> call_get_all(ray::rpc::NodeInfoGcsService::Stub& stub,
-                                              const ray::rpc::GetAllNodeInfoRequest& request,
-                                              std::chrono::milliseconds timeout,
-                                              const std::optional<AuthToken>& token, std::stop_token stop) {
+bool GcsClient::light_unsupported() const {
+  return m_stub && m_stub->light_unimplemented;
+}
+
+RpcError GcsClient::failure(int code, const std::string& message) {
+  RpcError e{code, 0, one_line(message), ""};
+  e.tls_problem = diagnose_tls_failure(e, m_target, m_credentials.tls.get());
+  return e;
+}
+
+util::Result<NodeTable, RpcError> GcsClient::get_all_node_info(std::chrono::milliseconds timeout,
+                                                               std::stop_token stop) {
+  const ray::rpc::GetAllNodeInfoRequest empty;  // serializes to 0 bytes
   using R = util::Result<NodeTable, RpcError>;
   grpc::ClientContext context;
-  prepare_call(context, timeout, token);
+  prepare_call(context, timeout, m_credentials);
   const CancelOnStop cancel(context, std::move(stop));
-  // The reply lives on an arena: a 4,096-node table is ~100,000 small allocations otherwise.
-  google::protobuf::ArenaOptions arena_options;
-  arena_options.start_block_size = 64 * 1024;
-  arena_options.max_block_size = 4 * 1024 * 1024;
-  google::protobuf::Arena arena(arena_options);
+  google::protobuf::Arena arena(arena_options());
   auto* reply = google::protobuf::Arena::CreateMessage<ray::rpc::GetAllNodeInfoReply>(&arena);
-  const grpc::Status status = stub.GetAllNodeInfo(&context, request, reply);
+  const grpc::Status status = stub().node_info->GetAllNodeInfo(&context, empty, reply);
   if (!status.ok()) {
-    return R::failure(from_status(status));
+    return R::failure(failure(status.error_code(), status.error_message()));
   }
   if (reply->status().code() != 0) {
     return R::failure(from_gcs_status(reply->status()));
@@ -85,38 +104,81 @@ util::Result<NodeTable, RpcError> call_get_all(ray::rpc::NodeInfoGcsService::Stu
   return node_table_from_reply(*reply);
 }
 
-}  // namespace
-
-util::Result<NodeTable, RpcError> GcsClient::get_all_node_info(std::chrono::milliseconds timeout,
-                                                              std::stop_token stop) {
-  const ray::rpc::GetAllNodeInfoRequest empty;  // serializes to 0 bytes
-  return call_get_all(*stub().node_info, empty, timeout, m_token, std::move(stop));
+util::Result<NodeTable, RpcError> GcsClient::get_node_info_by_name(const std::string& node_name, NodeFilter filter,
+                                                                   std::chrono::milliseconds timeout,
+                                                                   std::stop_token stop) {
+  using R = util::Result<NodeTable, RpcError>;
+  // One layout, never two: a field the GCS's version does not define is one a later Ray may
+  // give another meaning (field 3 already has two).
+  ray::rpc::GetAllNodeInfoRequest request;
+  switch (filter) {
+    case NodeFilter::node_selectors:
+      request.add_node_selectors()->set_node_name(node_name);
+      break;
+    case NodeFilter::filters_v236:
+      request.mutable_filters_v236()->set_node_name(node_name);
+      break;
+    case NodeFilter::none:
+      break;
+  }
+  grpc::ClientContext context;
+  prepare_call(context, timeout, m_credentials);
+  const CancelOnStop cancel(context, std::move(stop));
+  google::protobuf::Arena arena(arena_options());
+  auto* reply = google::protobuf::Arena::CreateMessage<ray::rpc::GetAllNodeInfoReply>(&arena);
+  const grpc::Status status = stub().node_info->GetAllNodeInfo(&context, request, reply);
+  if (!status.ok()) {
+    return R::failure(failure(status.error_code(), status.error_message()));
+  }
+  if (reply->status().code() != 0) {
+    return R::failure(from_gcs_status(reply->status()));
+  }
+  return node_table_from_reply(*reply);
 }
 
-util::Result<NodeTable, RpcError> GcsClient::get_node_info_by_name(const std::string& node_name,
-                                                                  std::chrono::milliseconds timeout,
-                                                                  std::stop_token stop) {
-  // Only field 2 (node_selectors) is set: never `limit` or `state_filter`, whose numbers mean
-  // other things on 2.36-2.48 (ray-gcs-wire.md §2.3).
-  ray::rpc::GetAllNodeInfoRequest request;
-  request.add_node_selectors()->set_node_name(node_name);
-  return call_get_all(*stub().node_info, request, timeout, m_token, std::move(stop));
+util::Result<NodeTable, RpcError> GcsClient::get_alive_node_addresses(std::chrono::milliseconds timeout,
+                                                                      std::stop_token stop) {
+  using R = util::Result<NodeTable, RpcError>;
+  Stub& s = stub();
+  if (s.light_unimplemented) {
+    return R::failure(RpcError{12, 0, "GetAllNodeAddressAndLiveness (Ray >= 2.51) is not served here", ""});
+  }
+  ray::rpc::GetAllNodeAddressAndLivenessRequest request;
+  request.set_state_filter(ray::rpc::GcsNodeInfo::ALIVE);  // the same number (3) since the RPC exists
+  grpc::ClientContext context;
+  prepare_call(context, timeout, m_credentials);
+  const CancelOnStop cancel(context, std::move(stop));
+  google::protobuf::Arena arena(arena_options());
+  auto* reply = google::protobuf::Arena::CreateMessage<ray::rpc::GetAllNodeAddressAndLivenessReply>(&arena);
+  const grpc::Status status = s.node_info->GetAllNodeAddressAndLiveness(&context, request, reply);
+  if (!status.ok()) {
+    if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+      s.light_unimplemented = true;
+    }
+    return R::failure(failure(status.error_code(), status.error_message()));
+  }
+  if (reply->status().code() != 0) {
+    return R::failure(from_gcs_status(reply->status()));
+  }
+  return node_table_from_light_reply(*reply);
 }
 
 util::Result<std::string, RpcError> GcsClient::check_alive(std::chrono::milliseconds timeout, std::stop_token stop) {
   using R = util::Result<std::string, RpcError>;
   grpc::ClientContext context;
-  prepare_call(context, timeout, m_token);
+  prepare_call(context, timeout, m_credentials);
   const CancelOnStop cancel(context, std::move(stop));
   const ray::rpc::CheckAliveRequest empty;
   ray::rpc::CheckAliveReply reply;
-  const grpc::Status status = stub().node_info->CheckAlive(&context, empty, &reply);
+  Stub& s = stub();
+  const grpc::Status status = s.node_info->CheckAlive(&context, empty, &reply);
   if (!status.ok()) {
-    return R::failure(from_status(status));
+    return R::failure(failure(status.error_code(), status.error_message()));
   }
   if (reply.status().code() != 0) {
     return R::failure(from_gcs_status(reply.status()));
   }
+  s.version = parse_ray_version(reply.ray_version());
   return one_line(reply.ray_version());
 }
 
@@ -124,7 +186,8 @@ struct HealthClient::Stub {
   std::unique_ptr<grpc::health::v1::Health::Stub> health;
 };
 
-HealthClient::HealthClient(std::string target) : m_target(std::move(target)) {}
+HealthClient::HealthClient(std::string target, std::shared_ptr<const TlsCredentials> tls)
+    : m_target(std::move(target)), m_tls(std::move(tls)) {}
 
 HealthClient::~HealthClient() = default;
 
@@ -132,24 +195,26 @@ util::Result<int, RpcError> HealthClient::check(const std::string& service, std:
   using R = util::Result<int, RpcError>;
   if (!m_stub) {
     m_stub = std::make_unique<Stub>();
-    m_stub->health = grpc::health::v1::Health::NewStub(make_channel(m_target));
+    m_stub->health = grpc::health::v1::Health::NewStub(make_channel(m_target, m_tls.get()));
   }
   grpc::ClientContext context;
-  prepare_call(context, timeout, std::nullopt);  // raylets run gRPC's default service: no auth
+  prepare_call(context, timeout, Credentials{});  // raylets run gRPC's default service: no token
   grpc::health::v1::HealthCheckRequest request;
   request.set_service(service);
   grpc::health::v1::HealthCheckResponse reply;
   const grpc::Status status = m_stub->health->Check(&context, request, &reply);
   if (!status.ok()) {
     m_stub.reset();  // a fresh channel next time, as GcsClient does after a failure
-    return R::failure(from_status(status));
+    RpcError e{status.error_code(), 0, one_line(status.error_message()), ""};
+    e.tls_problem = diagnose_tls_failure(e, m_target, m_tls.get());
+    return R::failure(e);
   }
   return static_cast<int>(reply.status());
 }
 
-util::Result<int, RpcError> health_check(const std::string& target, const std::string& service,
-                                         std::chrono::milliseconds timeout) {
-  return HealthClient(target).check(service, timeout);
+util::Result<int, RpcError> health_check(const std::string& target, std::shared_ptr<const TlsCredentials> tls,
+                                         const std::string& service, std::chrono::milliseconds timeout) {
+  return HealthClient(target, std::move(tls)).check(service, timeout);
 }
 
 }  // namespace launcher::gcs

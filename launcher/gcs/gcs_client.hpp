@@ -5,63 +5,74 @@
 #include <stop_token>
 #include <string>
 
-#include "gcs/auth_token.hpp"
 #include "gcs/gcs_channel.hpp"
 #include "gcs/node_table.hpp"
+#include "gcs/ray_version.hpp"
 #include "util/result.hpp"
-
-namespace grpc {
-class Channel;
-}
 
 namespace launcher::gcs {
 
-// The two GCS calls raylaunch makes, on one channel reused across calls. Every request is sent
-// in the one shape every Ray 2.x accepts (ray-gcs-wire.md §0):
-// - GetAllNodeInfo with an EMPTY request (0 bytes): the request layout changed incompatibly in
-//   2.36 and again in 2.49, and only the empty request means "all nodes" everywhere;
-// - CheckAlive with an EMPTY request: field 1 changed meaning in 2.49.
+// The GCS calls raylaunch makes, on one channel reused across calls. Requests are sent in shapes
+// no Ray 2.x misreads (ray-gcs-wire.md §0, §2.3):
+// - GetAllNodeInfo EMPTY (0 bytes) for the whole table: only the empty request means "all
+//   nodes" everywhere; the one-pod lookup sends the layout of the GCS's own version;
+// - CheckAlive EMPTY: its field 1 changed meaning in 2.49, and a malformed node id in it aborts a
+//   2.49+ GCS (NodeID::FromBinary → RAY_CHECK). Node ids and addresses never go there.
 class GcsClient {
  public:
-  GcsClient(std::string target, std::optional<AuthToken> token);
+  GcsClient(std::string target, Credentials credentials);
   ~GcsClient();
   GcsClient(const GcsClient&) = delete;
   GcsClient& operator=(const GcsClient&) = delete;
 
   const std::string& target() const { return m_target; }
+  const Credentials& credentials() const { return m_credentials; }
 
   // Every node the GCS knows, ALIVE and DEAD; count them with count_alive(). Every call ends
   // at `timeout`, or at once (CANCELLED) when `stop` is requested.
   util::Result<NodeTable, RpcError> get_all_node_info(std::chrono::milliseconds timeout, std::stop_token stop = {});
 
-  // Only the rows whose node_name is `node_name`, on Ray >= 2.49 (node_selectors, field 2);
-  // older servers ignore field 2 (2.36-2.48 use 3 and 4, <= 2.35 none) and return every row,
-  // so callers must still match rows themselves. Used by the worker readiness probe, which
-  // 4,096 workers run every few seconds: on a new GCS each reply is one row, not the table.
-  util::Result<NodeTable, RpcError> get_node_info_by_name(const std::string& node_name,
-                                                         std::chrono::milliseconds timeout, std::stop_token stop = {});
+  // The rows whose node_name is `node_name`, asked in the layout `filter` (node_filter_for() of the
+  // GCS's version): one row's worth of reply where the GCS filters, the whole table where it
+  // cannot (NodeFilter::none), so callers still match rows themselves.
+  util::Result<NodeTable, RpcError> get_node_info_by_name(const std::string& node_name, NodeFilter filter,
+                                                          std::chrono::milliseconds timeout, std::stop_token stop = {});
 
-  // "GCS is up": the Ray version string the GCS reports (e.g. "2.9.0").
+  // ALIVE nodes from the lighter GetAllNodeAddressAndLiveness (Ray ≈2.51+): addresses and node ids,
+  // no names (NodeTable::has_names is false). An older GCS answers UNIMPLEMENTED; the answer is
+  // remembered for this channel (light_unsupported()), so callers ask once, not on every poll.
+  util::Result<NodeTable, RpcError> get_alive_node_addresses(std::chrono::milliseconds timeout,
+                                                             std::stop_token stop = {});
+  bool light_unsupported() const;
+
+  // "GCS is up": the Ray version string the GCS reports (e.g. "2.9.0"), also kept for version().
   util::Result<std::string, RpcError> check_alive(std::chrono::milliseconds timeout, std::stop_token stop = {});
 
-  // Drops the channel; the next call makes a fresh one (new DNS lookup, new connection, no
-  // inherited gRPC backoff). Poll loops call this after an UNAVAILABLE.
+  // What the last check_alive on this channel learnt; nullopt before one, after reset_channel(),
+  // or when the GCS reports a version that does not parse.
+  std::optional<RayVersion> version() const;
+
+  // Drops the channel and what was learnt on it; the next call makes a fresh one (new DNS
+  // lookup, new connection, no inherited gRPC backoff). Poll loops call this after a transport
+  // failure.
   void reset_channel();
 
  private:
   struct Stub;
   Stub& stub();
+  RpcError failure(int code, const std::string& message);
 
   std::string m_target;
-  std::optional<AuthToken> m_token;
+  Credentials m_credentials;
   std::unique_ptr<Stub> m_stub;
 };
 
 // grpc.health.v1.Health/Check on one channel kept across calls: how the resident health
-// endpoint asks its raylet, and (through health_check) the exec probe.
+// endpoint asks its raylet, and (through health_check) the exec probe. Raylets run gRPC's
+// default health service: no token, but TLS when Ray's servers use it.
 class HealthClient {
  public:
-  explicit HealthClient(std::string target);
+  HealthClient(std::string target, std::shared_ptr<const TlsCredentials> tls);
   ~HealthClient();
   HealthClient(const HealthClient&) = delete;
   HealthClient& operator=(const HealthClient&) = delete;
@@ -72,11 +83,12 @@ class HealthClient {
  private:
   struct Stub;
   std::string m_target;
+  std::shared_ptr<const TlsCredentials> m_tls;
   std::unique_ptr<Stub> m_stub;
 };
 
 // One HealthClient::check on a fresh channel.
-util::Result<int, RpcError> health_check(const std::string& target, const std::string& service,
-                                         std::chrono::milliseconds timeout);
+util::Result<int, RpcError> health_check(const std::string& target, std::shared_ptr<const TlsCredentials> tls,
+                                         const std::string& service, std::chrono::milliseconds timeout);
 
 }  // namespace launcher::gcs

@@ -7,23 +7,23 @@
 
 namespace launcher::gcs {
 
-net::StagedCheck head_gcs_check(const net::HostPort& head, std::optional<AuthToken> token) {
-  return net::StagedCheck(head, "GCS",
-                          [token = std::move(token)](const net::HostPort& target, const std::string& /*ip*/,
-                                                     std::chrono::milliseconds timeout, std::stop_token stop) {
-                            // A fresh client per attempt, dialled by name: the connection is torn
-                            // down anyway while the head is not ready, and the name may now point
-                            // at a new pod IP.
-                            GcsClient client(target.text(), token);
-                            const auto version = client.check_alive(timeout, std::move(stop));
-                            if (version) {
-                              return net::ProtocolAnswer{net::ProtocolAnswer::Kind::ready, version.value()};
-                            }
-                            return net::ProtocolAnswer{version.error().unauthenticated()
-                                                           ? net::ProtocolAnswer::Kind::refused
-                                                           : net::ProtocolAnswer::Kind::failed,
-                                                       version.error().describe()};
-                          });
+net::StagedCheck head_gcs_check(const net::HostPort& head, Credentials credentials) {
+  return net::StagedCheck(
+      head, "GCS",
+      [credentials = std::move(credentials)](const net::HostPort& target, const std::string& /*ip*/,
+                                             std::chrono::milliseconds timeout, std::stop_token stop) {
+        // A fresh client per attempt, dialled by name (the name TLS verifies):
+        // the connection is torn down anyway while the head is not ready, and
+        // the name may now point at a new pod IP.
+        GcsClient client(target.text(), credentials);
+        const auto version = client.check_alive(timeout, std::move(stop));
+        if (version) {
+          return net::ProtocolAnswer{net::ProtocolAnswer::Kind::ready, version.value()};
+        }
+        return net::ProtocolAnswer{
+            version.error().permanent() ? net::ProtocolAnswer::Kind::refused : net::ProtocolAnswer::Kind::failed,
+            version.error().describe()};
+      });
 }
 
 util::WaitOptions head_wait_options(std::chrono::milliseconds timeout) {

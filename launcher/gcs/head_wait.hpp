@@ -5,7 +5,7 @@
 #include <stop_token>
 #include <string>
 
-#include "gcs/auth_token.hpp"
+#include "gcs/gcs_channel.hpp"
 #include "net/host_port.hpp"
 #include "net/staged_check.hpp"
 #include "util/clock.hpp"
@@ -14,8 +14,10 @@
 namespace launcher::gcs {
 
 // A worker's check of its head, in stages: DNS (c-ares), TCP connect, then an empty CheckAlive,
-// which every Ray 2.x GCS answers with its version. UNAUTHENTICATED is "refused".
-net::StagedCheck head_gcs_check(const net::HostPort& head, std::optional<AuthToken> token);
+// which every Ray 2.x GCS answers with its version. What waiting cannot fix is "refused", so the
+// wait ends at once instead of at its deadline: UNAUTHENTICATED, and a TLS handshake that failed
+// over certificates or TLS on one side only (RpcError::permanent()).
+net::StagedCheck head_gcs_check(const net::HostPort& head, Credentials credentials);
 
 // The head wait's pacing: attempts at least 250 ms apart, backing off to 2 s; 2 s per stage.
 util::WaitOptions head_wait_options(std::chrono::milliseconds timeout);

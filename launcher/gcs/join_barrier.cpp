@@ -9,6 +9,18 @@ namespace launcher::gcs {
 
 namespace {
 
+// Names are asked for at least this often while light polls run: they are what the log shows.
+constexpr std::chrono::milliseconds k_names_every{10'000};
+
+// "3/4 nodes alive; missing: training-2"; from a light count, the names of the last full poll.
+std::string progress(const JoinResult& r, int wanted) {
+  if (r.last_named && r.last_named->distinct_alive() != r.last_count.distinct_alive()) {
+    return progress_line(r.last_count, wanted) + " (node addresses); at the last full poll " +
+           progress_line(*r.last_named, wanted);
+  }
+  return progress_line(r.last_named ? *r.last_named : r.last_count, wanted);
+}
+
 std::string final_reason(const NodeSource& source, const JoinOptions& options, const JoinResult& r) {
   const std::string waited = util::format_duration(options.wait.timeout);
   const std::string error = r.last_error ? r.last_error->describe() : std::string("no answer");
@@ -17,17 +29,16 @@ std::string final_reason(const NodeSource& source, const JoinOptions& options, c
       return "";
     case util::WaitEnd::stopped:
       return "join barrier stopped after " + util::format_duration(r.elapsed) + ": " +
-             (r.answered ? progress_line(r.last_count, options.nodes) : std::string("the GCS never answered"));
+             (r.answered ? progress(r, options.nodes) : std::string("the GCS never answered"));
     case util::WaitEnd::refused:
       return source.describe() + " rejected the request: " + error;
     case util::WaitEnd::unreachable:
       return source.describe() + " unreachable at the " + waited + " deadline: " + error +
-             (r.answered ? " (last answer: " + progress_line(r.last_count, options.nodes) + ")"
-                         : " (it never answered)");
+             (r.answered ? " (last answer: " + progress(r, options.nodes) + ")" : " (it never answered)");
     case util::WaitEnd::not_ready:
       break;
   }
-  return "join timed out after " + waited + ": " + progress_line(r.last_count, options.nodes);
+  return "join timed out after " + waited + ": " + progress(r, options.nodes);
 }
 
 }  // namespace
@@ -35,32 +46,57 @@ std::string final_reason(const NodeSource& source, const JoinOptions& options, c
 JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::Clock& clock, std::stop_token stop) {
   using Kind = util::Attempt::Kind;
   JoinResult result;
+  std::optional<util::Clock::TimePoint> named_at;
+  int refuted = -1;  // a light count a full poll contradicted: not re-checked until it changes
   spdlog::info("waiting for {} nodes at {} (timeout {})", options.nodes, source.describe(),
                util::format_duration(options.wait.timeout));
+  // A failed poll: stop on what cannot heal, else retry on a fresh channel.
+  auto failed = [&](const RpcError& e) -> util::Attempt {
+    result.last_error = e;
+    if (e.permanent()) {
+      return {Kind::refused, e.describe()};
+    }
+    // A transport failure may have left the channel in gRPC's own backoff, or bound to an
+    // address the name no longer has (a restarted head pod): start afresh next time.
+    if (e.grpc_code != 0) {
+      source.reset();
+    }
+    return {Kind::failed, "not answering: " + e.describe()};
+  };
   const util::WaitReport report = util::paced_wait(
       source.describe(), options.wait, clock, stop,
       [&](std::chrono::milliseconds timeout, std::stop_token s) -> util::Attempt {
-        auto reply = source.poll(timeout, s);
+        const bool names_due = !named_at || clock.now() - *named_at >= k_names_every;
+        auto reply = names_due ? source.poll(timeout, s) : source.poll_light(timeout, s);
         if (!reply) {
-          result.last_error = reply.error();
-          if (reply.error().unauthenticated()) {
-            return {Kind::refused, reply.error().describe()};
+          return failed(reply.error());
+        }
+        AliveCount count = count_alive(reply.value(), options.expected_names);
+        if (!reply.value().has_names) {
+          ++result.light_polls;
+          if (count.distinct_alive() >= options.nodes && count.distinct_alive() != refuted) {
+            auto full = source.poll(timeout, s);
+            if (!full) {
+              return failed(full.error());
+            }
+            const AliveCount confirmed = count_alive(full.value(), options.expected_names);
+            refuted = confirmed.distinct_alive() < options.nodes ? count.distinct_alive() : -1;
+            reply = std::move(full);
+            count = confirmed;
           }
-          // A transport failure may have left the channel in gRPC's own backoff, or bound to an
-          // address the name no longer has (a restarted head pod): start afresh next time.
-          if (reply.error().grpc_code != 0) {
-            source.reset();
-          }
-          return {Kind::failed, "not answering: " + reply.error().describe()};
+        }
+        if (reply.value().has_names) {
+          named_at = clock.now();
+          result.last_named = count;
         }
         result.answered = true;
         result.last_error.reset();
-        result.last_count = count_alive(reply.value(), options.expected_names);
+        result.last_count = std::move(count);
         if (options.on_answer) {
           options.on_answer(result.last_count);
         }
-        const std::string line = progress_line(result.last_count, options.nodes);
-        return {result.last_count.distinct_alive() >= options.nodes ? Kind::done : Kind::waiting, line};
+        const bool joined = reply.value().has_names && result.last_count.distinct_alive() >= options.nodes;
+        return {joined ? Kind::done : Kind::waiting, progress_line(result.last_count, options.nodes)};
       });
   result.end = report.end;
   result.polls = report.attempts;
@@ -69,8 +105,9 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
     // "4/4 nodes alive after 4.1s (16 polls); counted once despite …"
     const std::string& line = report.last_line;
     const auto notes = line.find(';');
-    spdlog::info("{} after {:.1f}s ({} polls){}", line.substr(0, notes), static_cast<double>(result.elapsed.count()) / 1000.0,
-                 result.polls, notes == std::string::npos ? std::string() : line.substr(notes));
+    spdlog::info("{} after {:.1f}s ({} polls){}", line.substr(0, notes),
+                 static_cast<double>(result.elapsed.count()) / 1000.0, result.polls,
+                 notes == std::string::npos ? std::string() : line.substr(notes));
   }
   result.reason = final_reason(source, options, result);
   return result;

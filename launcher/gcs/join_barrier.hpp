@@ -18,7 +18,13 @@ namespace launcher::gcs {
 class NodeSource {
  public:
   virtual ~NodeSource() = default;
+  // The table with names (GetAllNodeInfo): what "joined" is decided on.
   virtual util::Result<NodeTable, RpcError> poll(std::chrono::milliseconds timeout, std::stop_token stop) = 0;
+  // A cheaper look, maybe without names (NodeTable::has_names false: ALIVE addresses only, Ray
+  // ≈2.51+'s GetAllNodeAddressAndLiveness); by default the same as poll().
+  virtual util::Result<NodeTable, RpcError> poll_light(std::chrono::milliseconds timeout, std::stop_token stop) {
+    return poll(timeout, std::move(stop));
+  }
   // Called after a failed poll: the next poll should start from a fresh connection.
   virtual void reset() {}
   // "GCS at training-0.training.ml.svc.cluster.local:6379", for log lines.
@@ -37,19 +43,24 @@ struct JoinOptions {
 
 struct JoinResult {
   util::WaitEnd end = util::WaitEnd::unreachable;  // ready: joined; not_ready: too few at the deadline
-  AliveCount last_count;             // from the last answer (empty if none)
-  bool answered = false;             // the GCS answered at least once
+  AliveCount last_count;                           // from the last answer (empty if none)
+  std::optional<AliveCount> last_named;            // from the last answer with names: who is missing
+  int light_polls = 0;                             // polls answered by the light call
+  bool answered = false;                           // the GCS answered at least once
   std::optional<RpcError> last_error;
   int polls = 0;
   std::chrono::milliseconds elapsed{0};
-  std::string reason;                // one line for the user when not joined
+  std::string reason;  // one line for the user when not joined
 };
 
 // Polls `source` until `options.nodes` distinct pods are ALIVE, the deadline passes or `stop`
 // is requested (within one poll interval: sleeps end and calls are cancelled), logging
 // progress ("3/4 nodes alive; missing: training-2") at every change and every 10 s. Survives
 // an unreachable, restarting, slow or not-yet-resolvable GCS; stops at once when the GCS
-// refuses our credentials (UNAUTHENTICATED).
+// refuses our credentials (UNAUTHENTICATED) or the TLS handshake cannot succeed.
+// Polls are light (poll_light) except the first, one every 10 s (names for the log), and the
+// one that decides: a light table counts pods by IP, and a restarted pod's stale row would count
+// twice, so "joined" is only ever read from a table with names, asked in the same attempt.
 JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::Clock& clock, std::stop_token stop);
 
 }  // namespace launcher::gcs

@@ -8,7 +8,8 @@
 
 namespace ray::rpc {
 class GetAllNodeInfoReply;
-}
+class GetAllNodeAddressAndLivenessReply;
+}  // namespace ray::rpc
 
 namespace launcher::gcs {
 
@@ -18,7 +19,7 @@ struct NodeEntry {
   std::string node_name;    // `ray start --node-name`; raylaunch sets the pod hostname
   std::string address;      // node_manager_address: the node IP
   int node_manager_port = 0;
-  bool alive = false;       // GcsNodeInfo.state == ALIVE
+  bool alive = false;  // GcsNodeInfo.state == ALIVE
   bool is_head = false;
   std::uint64_t start_time_ms = 0;
   std::uint64_t end_time_ms = 0;  // set for DEAD nodes
@@ -32,28 +33,35 @@ struct NodeEntry {
 struct NodeTable {
   std::vector<NodeEntry> nodes;
   std::int64_t total = 0;  // reply.total (Ray 2.36+); 0 from older servers
+  // False for GetAllNodeAddressAndLiveness rows: no node_name, so pods are told apart by IP, and
+  // a restarted pod's stale row (old IP) counts until the GCS declares it DEAD.
+  bool has_names = true;
 };
 
 // Decodes the rows of `reply` (the caller has checked `reply.status`). Text fields from the
 // server (node names, addresses, death reasons) are kept as sent; renderers escape them.
 NodeTable node_table_from_reply(const ray::rpc::GetAllNodeInfoReply& reply);
 
+// The same for the lighter reply: id, address, port, state; has_names = false.
+NodeTable node_table_from_light_reply(const ray::rpc::GetAllNodeAddressAndLivenessReply& reply);
+
 // The barrier's view of a table. Counting happens here, on the client: an empty request returns
 // DEAD nodes too on every Ray 2.x, and only Ray >= 2.49 could filter on the server.
 struct AliveCount {
-  int alive_entries = 0;                  // ALIVE rows, duplicates included
+  int alive_entries = 0;  // ALIVE rows, duplicates included
   int dead_entries = 0;
-  std::vector<std::string> alive_pods;    // distinct pod keys of ALIVE rows, sorted
-  std::vector<std::string> duplicated;    // pods with more than one ALIVE row (a restarted pod)
-  std::vector<std::string> missing;       // `expected` names not among alive_pods, in given order
-  std::vector<std::string> unexpected;    // alive pods not in `expected` (empty if `expected` is)
+  std::vector<std::string> alive_pods;  // distinct pod keys of ALIVE rows, sorted
+  std::vector<std::string> duplicated;  // pods with more than one ALIVE row (a restarted pod)
+  std::vector<std::string> missing;     // `expected` names not among alive_pods, in given order
+  std::vector<std::string> unexpected;  // alive pods not in `expected` (empty if `expected` is)
 
   int distinct_alive() const { return static_cast<int>(alive_pods.size()); }
 };
 
 // Counts ALIVE rows once per pod: a restarted pod gets a new NodeID while its old row stays
 // ALIVE until the GCS health check gives up (~20 s), so rows are deduplicated by pod_key().
-// `expected`: pod names the caller expects (may be empty: then nothing is "missing").
+// `expected`: pod names the caller expects (may be empty: then nothing is "missing"); ignored for
+// a table without names.
 AliveCount count_alive(const NodeTable& table, const std::vector<std::string>& expected);
 
 // "3/4 nodes alive; missing: training-2" (at most `max_names` names, then "and N more").

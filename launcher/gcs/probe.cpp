@@ -1,6 +1,7 @@
 #include "gcs/probe.hpp"
 
 #include "gcs/gcs_client.hpp"
+#include "gcs/readiness_cache.hpp"
 #include "util/parse.hpp"
 #include "util/strings.hpp"
 
@@ -10,7 +11,9 @@ namespace {
 
 constexpr int k_serving = 1;  // grpc.health.v1.HealthCheckResponse.SERVING
 
-std::string within(const ProbeTarget& t) { return " within " + util::format_duration(t.timeout); }
+std::string within(const ProbeTarget& t) {
+  return " within " + util::format_duration(t.timeout);
+}
 
 ProbeResult probe_head(ProbeKind kind, const ProbeTarget& target, GcsClient& client) {
   const std::string address = "127.0.0.1:" + std::to_string(target.ray_port);
@@ -20,8 +23,9 @@ ProbeResult probe_head(ProbeKind kind, const ProbeTarget& target, GcsClient& cli
     return {true, who + " answered (Ray " + version.value() + ")"};
   }
   if (kind == ProbeKind::liveness && version.error().unauthenticated()) {
-    return {true, who + " answered UNAUTHENTICATED: alive, but this probe's RAY_AUTH_TOKEN is missing or wrong"};
+    return {true, who + " answered UNAUTHENTICATED: alive, but this probe's Ray auth token is missing or wrong"};
   }
+  client.reset_channel();
   return {false, who + " did not answer" + within(target) + ": " + version.error().describe()};
 }
 
@@ -32,9 +36,11 @@ ProbeResult probe_worker_liveness(const ProbeTarget& target, HealthClient& rayle
   const auto status = raylet.check("", target.timeout);
   const std::string who = "raylet at " + address;
   if (!status) {
-    return {false, who + " did not answer" + within(target) + ": " + status.error().describe() +
-                       " (is ray start running with --node-manager-port=" +
-                       std::to_string(target.node_manager_port) + "?)"};
+    const RpcError& e = status.error();
+    return {false, who + " did not answer" + within(target) + ": " + e.describe() +
+                       (e.tls_problem.empty() ? " (is ray start running with --node-manager-port=" +
+                                                    std::to_string(target.node_manager_port) + "?)"
+                                              : "")};
   }
   if (status.value() != k_serving) {
     return {false, who + " answered health status " + std::to_string(status.value()) + ", not SERVING"};
@@ -42,17 +48,12 @@ ProbeResult probe_worker_liveness(const ProbeTarget& target, HealthClient& rayle
   return {true, who + " is SERVING"};
 }
 
-ProbeResult probe_worker_readiness(const ProbeTarget& target, GcsClient& client) {
-  const std::string& name = target.node_name;
-  const auto table = client.get_node_info_by_name(name, target.timeout);
-  const std::string gcs = "head GCS at " + client.target();
-  if (!table) {
-    return {false, gcs + " did not answer" + within(target) + ": " + table.error().describe()};
-  }
+// This pod's verdict from the rows the GCS returned (all of them where it could not filter).
+ProbeResult readiness_from(const NodeTable& table, const std::string& name, const std::string& gcs) {
   const NodeEntry* dead = nullptr;
-  for (const NodeEntry& e : table.value().nodes) {
+  for (const NodeEntry& e : table.nodes) {
     if (e.pod_key() != name) {
-      continue;  // Ray <= 2.48 ignores the selector and lists every node
+      continue;
     }
     if (e.alive) {
       return {true, name + " is ALIVE in the " + gcs + " (node " + e.node_id_hex.substr(0, 12) + ")"};
@@ -63,43 +64,86 @@ ProbeResult probe_worker_readiness(const ProbeTarget& target, GcsClient& client)
     return {false, name + " is DEAD in the " + gcs + " node table" +
                        (dead->death_reason.empty() ? "" : " (" + util::printable(dead->death_reason) + ")")};
   }
-  return {false, name + " is not registered in the " + gcs + " (is the raylet started with --node-name=" + name +
-                     "?)"};
+  return {false, name + " is not registered in the " + gcs + " (is the raylet started with --node-name=" + name + "?)"};
 }
 
 }  // namespace
 
 // The GCS binds every interface, and localhost only when the node IP is 127.0.0.1
 // (ray-gcs-wire.md §1): 127.0.0.1 reaches it either way. The "ipv4:" scheme skips gRPC's
-// resolver and its address sorting, a measurable part of a few-millisecond probe.
+// resolver and its address sorting, a measurable part of a few-millisecond probe; with TLS the
+// name checked against the certificate is still the IP, 127.0.0.1.
 struct Prober::Clients {
-  Clients(const ProbeTarget& t, const std::optional<AuthToken>& token)
-      : local_gcs("ipv4:127.0.0.1:" + std::to_string(t.ray_port), token),
-        head_gcs(t.head_address, token),
-        raylet("ipv4:127.0.0.1:" + std::to_string(t.node_manager_port)) {}
+  Clients(const ProbeTarget& t, const Credentials& credentials, util::Clock& clock)
+      : local_gcs("ipv4:127.0.0.1:" + std::to_string(t.ray_port), credentials),
+        head_gcs(t.head_address, credentials),
+        raylet("ipv4:127.0.0.1:" + std::to_string(t.node_manager_port), credentials.tls),
+        unfiltered(clock) {}
   GcsClient local_gcs;
   GcsClient head_gcs;
   HealthClient raylet;
+  ReadinessCache unfiltered;
 };
 
-Prober::Prober(ProbeTarget target, std::optional<AuthToken> token)
-    : m_target(std::move(target)), m_token(std::move(token)) {}
+Prober::Prober(ProbeTarget target, Credentials credentials, util::Clock* clock)
+    : m_target(std::move(target)), m_credentials(std::move(credentials)) {
+  if (clock == nullptr) {
+    m_own_clock = std::make_unique<util::SteadyClock>();
+    clock = m_own_clock.get();
+  }
+  m_clock = clock;
+}
 
 Prober::~Prober() = default;
 
 ProbeResult Prober::probe(ProbeKind kind) {
   if (!m_clients) {
-    m_clients = std::make_unique<Clients>(m_target, m_token);  // channels connect lazily
+    m_clients = std::make_unique<Clients>(m_target, m_credentials, *m_clock);  // channels connect lazily
   }
   if (m_target.head) {
     return probe_head(kind, m_target, m_clients->local_gcs);
   }
-  return kind == ProbeKind::liveness ? probe_worker_liveness(m_target, m_clients->raylet)
-                                     : probe_worker_readiness(m_target, m_clients->head_gcs);
+  if (kind == ProbeKind::liveness) {
+    return probe_worker_liveness(m_target, m_clients->raylet);
+  }
+  // Worker readiness: the whole probe shares one deadline, version lookup included.
+  GcsClient& gcs = m_clients->head_gcs;
+  const std::string who = "head GCS at " + gcs.target();
+  const auto deadline = m_clock->now() + m_target.timeout;
+  auto left = [&] { return std::max(std::chrono::milliseconds(1), util::ms_between(m_clock->now(), deadline)); };
+  auto failed = [&](const RpcError& e) {
+    if (e.grpc_code != 0) {
+      gcs.reset_channel();  // learn the version again on the next channel: the head may be new
+    }
+    return ProbeResult{false, who + " did not answer" + within(m_target) + ": " + e.describe()};
+  };
+  if (!gcs.version()) {
+    const auto version = gcs.check_alive(left());  // empty: never node ids (ray-gcs-wire.md §3)
+    if (!version) {
+      return failed(version.error());
+    }
+  }
+  const NodeFilter filter = node_filter_for(gcs.version());
+  if (filter == NodeFilter::none) {
+    if (auto cached = m_clients->unfiltered.fresh()) {
+      return *cached;
+    }
+  } else {
+    m_clients->unfiltered.clear();
+  }
+  const auto table = gcs.get_node_info_by_name(m_target.node_name, filter, left());
+  if (!table) {
+    return failed(table.error());
+  }
+  ProbeResult result = readiness_from(table.value(), m_target.node_name, who);
+  if (filter == NodeFilter::none) {
+    m_clients->unfiltered.store(result);
+  }
+  return result;
 }
 
-ProbeResult run_probe(ProbeKind kind, const ProbeTarget& target, const std::optional<AuthToken>& token) {
-  return Prober(target, token).probe(kind);
+ProbeResult run_probe(ProbeKind kind, const ProbeTarget& target, const Credentials& credentials) {
+  return Prober(target, credentials).probe(kind);
 }
 
 }  // namespace launcher::gcs

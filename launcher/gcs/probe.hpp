@@ -1,11 +1,11 @@
 #pragma once
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 
-#include <chrono>
-#include <memory>
-
-#include "gcs/auth_token.hpp"
+#include "gcs/gcs_channel.hpp"
+#include "util/clock.hpp"
 
 namespace launcher::gcs {
 
@@ -26,21 +26,28 @@ struct ProbeTarget {
   std::chrono::milliseconds timeout{1000};
 };
 
-// One try, one RPC, deadline `target.timeout` (keep it below the kubelet's timeoutSeconds):
+// One try, deadline `target.timeout` for the whole probe (keep it below the kubelet's
+// timeoutSeconds):
 // - head, liveness and readiness: its GCS answers an empty CheckAlive on 127.0.0.1:<ray_port>.
 //   For liveness an UNAUTHENTICATED answer still counts as alive (the process answered; a
 //   restart cannot fix a token).
 // - worker liveness: its own raylet answers grpc.health.v1.Health/Check on
 //   127.0.0.1:<node_manager_port>. Deliberately not the head: restarting workers does not bring
 //   a head back, and the raylet exits by itself after gcs_rpc_server_reconnect_timeout_s.
-// - worker readiness: this pod's hostname has an ALIVE row in the head's GCS node table.
-ProbeResult run_probe(ProbeKind kind, const ProbeTarget& target, const std::optional<AuthToken>& token);
+// - worker readiness: this pod's hostname has an ALIVE row in the head's GCS node table. An empty
+//   CheckAlive first learns the GCS's version, then GetAllNodeInfo asks for this pod's rows in the
+//   layout that version filters on: one row on Ray >= 2.36, the whole table on <= 2.35.
+// With TLS, every server is verified against the name or IP dialled: 127.0.0.1 for the local ones.
+ProbeResult run_probe(ProbeKind kind, const ProbeTarget& target, const Credentials& credentials);
 
 // The same probes on channels kept open across calls, for the resident health endpoint (one
-// caller at a time: its probe thread).
+// caller at a time: its probe thread). The GCS's version is learnt once per channel (again after
+// a failed call). Where the version cannot filter (Ray <= 2.35), a worker's readiness answer is
+// reused for 30 s plus jitter (ReadinessCache), so the GCS sends its table at most that often.
 class Prober {
  public:
-  Prober(ProbeTarget target, std::optional<AuthToken> token);
+  // `clock` (tests, benchmarks) must outlive the Prober; null: the steady clock.
+  Prober(ProbeTarget target, Credentials credentials, util::Clock* clock = nullptr);
   ~Prober();
   Prober(const Prober&) = delete;
   Prober& operator=(const Prober&) = delete;
@@ -50,7 +57,9 @@ class Prober {
  private:
   struct Clients;
   ProbeTarget m_target;
-  std::optional<AuthToken> m_token;
+  Credentials m_credentials;
+  std::unique_ptr<util::Clock> m_own_clock;
+  util::Clock* m_clock;
   std::unique_ptr<Clients> m_clients;
 };
 

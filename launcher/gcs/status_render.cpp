@@ -80,21 +80,35 @@ std::string render_status_text(const NodeTable& table, const std::string& addres
       died += " (" + util::printable(e->death_reason) + ")";
     }
     out += fmt::format("{:<{}}  {:<{}}  {:<5}  {:<4}  {:<56}  {:<20}  {}", util::printable(e->node_name), name_width,
-                       addr, addr_width,
-                       e->alive ? "ALIVE" : "DEAD", e->is_head ? "yes" : "no", e->node_id_hex,
+                       addr, addr_width, e->alive ? "ALIVE" : "DEAD", e->is_head ? "yes" : "no", e->node_id_hex,
                        format_time_ms(e->start_time_ms), died);
     while (!out.empty() && out.back() == ' ') {
       out.pop_back();
     }
     out += '\n';
   }
-  out += fmt::format("{} alive ({} ALIVE rows), {} dead", count.distinct_alive(), count.alive_entries,
-                     count.dead_entries);
+  out +=
+      fmt::format("{} alive ({} ALIVE rows), {} dead", count.distinct_alive(), count.alive_entries, count.dead_entries);
   if (!count.duplicated.empty()) {
     out += "; counted once despite a stale ALIVE row: " + name_list(count.duplicated, 10);
   }
   out += '\n';
   return out;
+}
+
+std::string render_status_count(const NodeTable& table, const std::string& address, bool json) {
+  const AliveCount count = count_alive(table, {});
+  const char* by = table.has_names ? "node_name" : "address";
+  if (!json) {
+    return fmt::format("{} alive ({} ALIVE rows, counted by {})\n", count.distinct_alive(), count.alive_entries,
+                       table.has_names ? "node name" : "node address");
+  }
+  util::Json doc;
+  doc["address"] = address;
+  doc["alive"] = count.distinct_alive();
+  doc["alive_entries"] = count.alive_entries;
+  doc["counted_by"] = by;
+  return util::json_text(doc) + "\n";
 }
 
 std::string render_status_json(const NodeTable& table, const std::string& address) {

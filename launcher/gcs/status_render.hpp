@@ -15,6 +15,12 @@ std::string render_status_text(const NodeTable& table, const std::string& addres
 // "end_time_ms", "death_reason"}]}; rows in the same order as the text.
 std::string render_status_json(const NodeTable& table, const std::string& address);
 
+// `status --count`: the count of ALIVE pods alone. From a table without names (Ray ≈2.51+'s light
+// call) pods are counted by IP: a pod restarted in the last ~20 s may count twice until the GCS
+// marks its old row DEAD. Text: "3 alive (3 ALIVE rows, counted by node address)\n"; JSON:
+// {"address", "alive", "alive_entries", "counted_by": "node_name"|"address"}.
+std::string render_status_count(const NodeTable& table, const std::string& address, bool json);
+
 // "2026-11-30T05:48:15Z" for Unix milliseconds; "-" for 0 (not set).
 std::string format_time_ms(std::uint64_t ms);
 

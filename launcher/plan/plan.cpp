@@ -58,6 +58,8 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   expect.object_store = plan.object_store.bytes;
 
   plan.env = venv_env(config, facts);
+  plan.tls = plan_gcs_tls(config, facts.env);
+  plan.env.insert(plan.env.end(), plan.tls.env.begin(), plan.tls.env.end());
   FabricEnv fabric = fabric_env(plan.identity, facts.node, facts.env, config.checks);
   plan.env.insert(plan.env.end(), fabric.vars.begin(), fabric.vars.end());
   GcsFtPlan gcs_ft = plan_gcs_ft(config, plan.identity, facts.env);

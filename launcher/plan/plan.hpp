@@ -7,6 +7,7 @@
 #include "plan/action.hpp"
 #include "plan/check.hpp"
 #include "plan/env_var.hpp"
+#include "plan/gcs_tls.hpp"
 #include "plan/pod_facts.hpp"
 #include "plan/pod_identity.hpp"
 #include "plan/ray_start_args.hpp"
@@ -19,6 +20,7 @@ struct Plan {
   ChecksPolicy checks_policy = ChecksPolicy::strict;
   std::vector<Check> checks;
   std::vector<EnvVar> env;              // in the order they are applied
+  GcsTlsPlan tls;                       // Ray's TLS: on or off, and the paths of its files
   std::vector<Action> actions;          // process-level changes before ray start, in order
   ObjectStoreSize object_store;         // what --object-store-memory says, and why
   std::vector<std::string> ray_start;   // argv, no shell: {"ray", "start", …}

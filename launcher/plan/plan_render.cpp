@@ -101,6 +101,7 @@ std::string render_plan_text(const Plan& plan) {
   }
   line(out, "cluster domain", id.cluster_domain + "  (" + id.cluster_domain_source + ")");
   line(out, "instance", plan.instance_type.empty() ? "unknown" : plan.instance_type);
+  line(out, "gcs tls", describe(plan.tls));
   if (id.role == Role::head && id.nodes > 1) {
     line(out, "join barrier", "wait up to " + util::format_duration(plan.join_timeout) + " for " +
                                   std::to_string(id.nodes) + " ALIVE nodes");
@@ -159,6 +160,12 @@ std::string render_plan_json(const Plan& plan) {
   doc["expected_efa"] = plan.expected_efa >= 0 ? util::Json(plan.expected_efa) : util::Json(nullptr);
   doc["join_timeout_ms"] = static_cast<std::int64_t>(plan.join_timeout.count());
   doc["checks_policy"] = to_string(plan.checks_policy);
+  // Paths only: the files hold a private key.
+  auto path_or_null = [](const std::string& p) { return p.empty() ? util::Json(nullptr) : util::Json(p); };
+  doc["gcs_tls"] = {{"enabled", plan.tls.enabled},
+                    {"server_cert", path_or_null(plan.tls.server_cert)},
+                    {"server_key", path_or_null(plan.tls.server_key)},
+                    {"ca_cert", path_or_null(plan.tls.ca_cert)}};
   doc["ray_start"] = redacted_argv(plan.ray_start);
   util::Json& env = doc["env"] = util::Json::object();
   for (const EnvVar& v : plan.env) {

@@ -1,8 +1,10 @@
-// FAKE GCS's client modes, for tests only:
+// FAKE GCS's client modes, for tests only (each also takes --tls-from-env, fake_tls.hpp):
 //   fake_gcs ping  --address HOST:PORT [--timeout-ms N] [--token-from-env]
 //       one GetClusterId, what Ray's GcsClient sends first when it connects; exit 0 or 1
-//   fake_gcs nodes --address HOST:PORT [--token-from-env]
-//       GetAllNodeInfo (empty request), one line per node (describe_node); exit 0 or 1
+//   fake_gcs nodes --address HOST:PORT [--token-from-env] [--select-name NAME]
+//       GetAllNodeInfo (empty request; with --select-name, node_selectors = [NAME] only, what
+//       raylaunch's readiness probe sent to every version before it learnt the version), one line
+//       per node (describe_node); exit 0 or 1
 //   fake_gcs send-v236 --address HOST:PORT
 //       GetAllNodeInfo in the 2.36-2.48 layout (limit=1): a client the strict mode must reject
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include "cli_args.hpp"
 #include "fake_control.pb.h"
 #include "fake_gcs.hpp"
+#include "fake_tls.hpp"
 
 namespace fake {
 
@@ -29,7 +32,7 @@ std::unique_ptr<ray::rpc::NodeInfoGcsService::Stub> stub_for(const std::vector<s
   channel_args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
   channel_args.SetMaxReceiveMessageSize(512 * 1024 * 1024);
   return ray::rpc::NodeInfoGcsService::NewStub(
-      grpc::CreateCustomChannel(flag(args, "--address", ""), grpc::InsecureChannelCredentials(), channel_args));
+      grpc::CreateCustomChannel(flag(args, "--address", ""), channel_credentials(args), channel_args));
 }
 
 void prepare(grpc::ClientContext& context, const std::vector<std::string>& args, int timeout_ms) {
@@ -79,8 +82,12 @@ int ping_main(const std::vector<std::string>& args) {
 int nodes_main(const std::vector<std::string>& args) {
   grpc::ClientContext context;
   prepare(context, args, std::stoi(flag(args, "--timeout-ms", "5000")));
+  ray::rpc::GetAllNodeInfoRequest request;
+  if (has(args, "--select-name")) {
+    request.add_node_selectors()->set_node_name(flag(args, "--select-name", ""));
+  }
   ray::rpc::GetAllNodeInfoReply reply;
-  const grpc::Status s = stub_for(args)->GetAllNodeInfo(&context, {}, &reply);
+  const grpc::Status s = stub_for(args)->GetAllNodeInfo(&context, request, &reply);
   if (!s.ok() || reply.status().code() != 0) {
     std::cerr << "fake_gcs nodes: " << (s.ok() ? reply.status().message() : s.error_message()) << "\n";
     return 1;

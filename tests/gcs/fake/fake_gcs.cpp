@@ -9,6 +9,8 @@
 #include <string_view>
 #include <thread>
 
+#include <google/protobuf/unknown_field_set.h>
+
 #include "fake_control.pb.h"
 
 namespace fake {
@@ -109,6 +111,15 @@ grpc::Status FakeGcs::CheckAlive(grpc::ServerContext* context, const ray::rpc::C
   }
   const std::lock_guard lock(m_mutex);
   m_stats.last_request_bytes = static_cast<std::int64_t>(request->ByteSizeLong());
+  if (request->node_ids_size() > 0) {
+    // Field 1 holds raylet addresses up to 2.48 and 28-byte node ids from 2.49, where a malformed
+    // one aborts the GCS (NodeID::FromBinary → RAY_CHECK): a probe must never send it.
+    ++m_stats.nonempty_check_alive;
+    if (m_options.strict_request) {
+      ++m_stats.rejected_layout;
+      return {grpc::StatusCode::INVALID_ARGUMENT, "fake GCS (strict): CheckAlive with node ids or raylet addresses"};
+    }
+  }
   reply->mutable_status()->set_code(m_faults.ray_status);
   reply->set_ray_version(m_options.ray_version);
   for (const std::string& id : request->node_ids()) {
@@ -117,7 +128,74 @@ grpc::Status FakeGcs::CheckAlive(grpc::ServerContext* context, const ray::rpc::C
     });
     reply->add_raylet_alive(alive);
   }
+  m_stats.reply_bytes["CheckAlive"] += static_cast<std::int64_t>(reply->ByteSizeLong());
   return grpc::Status::OK;
+}
+
+grpc::Status FakeGcs::GetAllNodeAddressAndLiveness(grpc::ServerContext* context,
+                                                   const ray::rpc::GetAllNodeAddressAndLivenessRequest* request,
+                                                   ray::rpc::GetAllNodeAddressAndLivenessReply* reply) {
+  if (!version_at_least(2, 51)) {
+    return {grpc::StatusCode::UNIMPLEMENTED, ""};  // what gRPC answers for a method the server lacks
+  }
+  if (grpc::Status s = admit(context, "GetAllNodeAddressAndLiveness"); !s.ok()) {
+    return s;
+  }
+  const std::lock_guard lock(m_mutex);
+  m_stats.last_request_bytes = static_cast<std::int64_t>(request->ByteSizeLong());
+  if (m_faults.ray_status != 0) {
+    reply->mutable_status()->set_code(m_faults.ray_status);
+    reply->mutable_status()->set_message("fake GCS: injected status");
+    return grpc::Status::OK;
+  }
+  // Ray's handler (gcs_node_manager.cc [N] L459): ALIVE nodes, then DEAD ones; state_filter picks one
+  // map (another value: nothing); limit <= 0 is unlimited.
+  const std::int64_t limit = request->has_limit() && request->limit() > 0 ? request->limit() : INT64_MAX;
+  for (const bool alive : {true, false}) {
+    if (request->has_state_filter() && (request->state_filter() == ray::rpc::GcsNodeInfo::ALIVE) != alive) {
+      continue;
+    }
+    for (const ray::rpc::GcsNodeInfo& n : m_nodes) {
+      if ((n.state() == ray::rpc::GcsNodeInfo::ALIVE) != alive || reply->node_info_list_size() >= limit) {
+        continue;
+      }
+      if (request->node_ids_size() > 0 &&
+          std::find(request->node_ids().begin(), request->node_ids().end(), n.node_id()) == request->node_ids().end()) {
+        continue;
+      }
+      ray::rpc::GcsNodeAddressAndLiveness* row = reply->add_node_info_list();
+      row->set_node_id(n.node_id());
+      row->set_node_manager_address(n.node_manager_address());
+      row->set_node_manager_port(n.node_manager_port());
+      row->set_object_manager_port(n.object_manager_port());
+      row->set_state(n.state());
+      if (n.has_death_info()) {
+        *row->mutable_death_info() = n.death_info();
+      }
+    }
+  }
+  m_stats.last_reply_bytes = static_cast<std::int64_t>(reply->ByteSizeLong());
+  m_stats.reply_bytes["GetAllNodeAddressAndLiveness"] += m_stats.last_reply_bytes;
+  return grpc::Status::OK;
+}
+
+std::string FakeGcs::layout_problem(const ray::rpc::GetAllNodeInfoRequest& request) const {
+  google::protobuf::UnknownFieldSet fields;
+  fields.ParseFromString(request.SerializeAsString());
+  std::vector<int> allowed;  // <= 2.35: `message GetAllNodeInfoRequest {}`
+  if (version_at_least(2, 49)) {
+    allowed = {1, 2};
+  } else if (version_at_least(2, 36)) {
+    allowed = {4};
+  }
+  for (int i = 0; i < fields.field_count(); ++i) {
+    const int number = fields.field(i).number();
+    if (std::find(allowed.begin(), allowed.end(), number) == allowed.end()) {
+      return "fake GCS (strict): GetAllNodeInfoRequest field " + std::to_string(number) + " means nothing to Ray " +
+             m_options.ray_version + ", or something else in another version";
+    }
+  }
+  return "";
 }
 
 grpc::Status FakeGcs::GetAllNodeInfo(grpc::ServerContext* context, const ray::rpc::GetAllNodeInfoRequest* request,
@@ -132,13 +210,9 @@ grpc::Status FakeGcs::GetAllNodeInfo(grpc::ServerContext* context, const ray::rp
     ++m_stats.nonempty_get_all;
   }
   if (m_options.strict_request) {
-    raylaunch::test::GetAllNodeInfoRequestV236 old_layout;
-    old_layout.ParseFromString(request->SerializeAsString());
-    if (old_layout.has_limit() || old_layout.has_filters()) {
+    if (std::string problem = layout_problem(*request); !problem.empty()) {
       ++m_stats.rejected_layout;
-      return {grpc::StatusCode::INVALID_ARGUMENT,
-              "fake GCS (strict): request sets field 3 or 4, whose meaning differs between Ray 2.36-2.48 "
-              "(limit, filters) and 2.49+ (state_filter)"};
+      return {grpc::StatusCode::INVALID_ARGUMENT, problem};
     }
   }
   if (m_faults.ray_status != 0) {
@@ -148,6 +222,7 @@ grpc::Status FakeGcs::GetAllNodeInfo(grpc::ServerContext* context, const ray::rp
   }
   fill_reply(*request, *reply);
   m_stats.last_reply_bytes = static_cast<std::int64_t>(reply->ByteSizeLong());
+  m_stats.reply_bytes["GetAllNodeInfo"] += m_stats.last_reply_bytes;
   return grpc::Status::OK;
 }
 
@@ -310,11 +385,15 @@ std::string FakeGcs::stats_text() {
   for (const auto& [method, n] : m_stats.calls) {
     out << "calls." << method << "=" << n << "\n";
   }
+  for (const auto& [method, n] : m_stats.reply_bytes) {
+    out << "reply_bytes." << method << "=" << n << "\n";
+  }
   out << "nonempty_get_all=" << m_stats.nonempty_get_all << "\n"
       << "last_request_bytes=" << m_stats.last_request_bytes << "\n"
       << "last_reply_bytes=" << m_stats.last_reply_bytes << "\n"
       << "unauthenticated=" << m_stats.unauthenticated << "\n"
       << "rejected_layout=" << m_stats.rejected_layout << "\n"
+      << "nonempty_check_alive=" << m_stats.nonempty_check_alive << "\n"
       << "max_get_all_per_second=" << m_stats.max_get_all_per_second << "\n"
       << "nodes=" << m_nodes.size() << "\n";
   return out.str();

@@ -22,7 +22,10 @@ namespace fake {
 struct Options {
   std::string ray_version = "2.9.0";  // which Ray's request handling and reply fields to mimic
   std::optional<std::string> token;   // require `authorization: Bearer <token>` (Ray 2.52+ token auth)
-  bool strict_request = false;        // INVALID_ARGUMENT for requests in the 2.36-2.48 layout
+  // INVALID_ARGUMENT for a GetAllNodeInfoRequest field the played version does not define (<= 2.35:
+  // none; 2.36-2.48: only `filters` = 4; 2.49+: only `limit` = 1 and `node_selectors` = 2, never the
+  // ambiguous field 3), and for a CheckAlive that carries node ids or addresses.
+  bool strict_request = false;
   HealthCheckConfig health_check;     // raylet health checks of nodes that registered themselves
 };
 
@@ -35,7 +38,9 @@ struct Faults {
 };
 
 struct Stats {
-  std::map<std::string, std::int64_t> calls;  // per method
+  std::map<std::string, std::int64_t> calls;        // per method
+  std::map<std::string, std::int64_t> reply_bytes;  // protobuf bytes of the replies sent, per method
+  std::int64_t nonempty_check_alive = 0;            // CheckAlive requests that carried node ids
   std::int64_t nonempty_get_all = 0;          // GetAllNodeInfo requests that were not 0 bytes
   std::int64_t last_request_bytes = -1;
   std::int64_t last_reply_bytes = -1;
@@ -56,6 +61,10 @@ class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
                               ray::rpc::GetAllNodeInfoReply* reply) override;
   grpc::Status CheckAlive(grpc::ServerContext* context, const ray::rpc::CheckAliveRequest* request,
                           ray::rpc::CheckAliveReply* reply) override;
+  // Ray ≈2.51+ only; older versions answer UNIMPLEMENTED, as a GCS without the method does.
+  grpc::Status GetAllNodeAddressAndLiveness(grpc::ServerContext* context,
+                                            const ray::rpc::GetAllNodeAddressAndLivenessRequest* request,
+                                            ray::rpc::GetAllNodeAddressAndLivenessReply* reply) override;
   // A raylet registering itself (from any host, over TCP) and unregistering at graceful shutdown.
   grpc::Status RegisterNode(grpc::ServerContext* context, const ray::rpc::RegisterNodeRequest* request,
                             ray::rpc::RegisterNodeReply* reply) override;
@@ -84,6 +93,8 @@ class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
   void on_health_check_failed(const std::string& node_id);
   std::string stats_text();
   void fill_reply(const ray::rpc::GetAllNodeInfoRequest& request, ray::rpc::GetAllNodeInfoReply& reply);
+  // "" when the played version defines every field of `request`, else why not (strict mode).
+  std::string layout_problem(const ray::rpc::GetAllNodeInfoRequest& request) const;
 
   Options m_options;
   int m_major = 2;

@@ -1,11 +1,13 @@
 // FAKE, for tests only. One binary, several roles:
 //   fake_gcs serve   --port P|0 --control unix:PATH [--port-file F] [--ray-version 2.9.0]
-//                    [--token T | --token-from-env] [--strict-request] [--bind 127.0.0.1]
+//                    [--token T | --token-from-env] [--tls-from-env] [--strict-request] [--bind 127.0.0.1]
 //                    [--health-check-initial-delay-ms N] [--health-check-period-ms N]
 //                    [--health-check-timeout-ms N] [--health-check-failure-threshold N]
 //       a fake Ray GCS (NodeInfoGcsService + grpc.health.v1), controlled over a unix socket.
 //       Raylets register over TCP (RegisterNode) and are health-checked as Ray does (defaults
 //       from RAY_health_check_* in the environment, else Ray's 5000/3000/10000/5).
+//       --tls-from-env: mutual TLS from RAY_USE_TLS / RAY_TLS_* as Ray (fake_tls.hpp), for the
+//       GCS port and its health checks of raylets (the control socket stays plaintext).
 //   fake_gcs ctl     --control unix:PATH COMMAND...   (add, fill, kill, fault, stats, nodes, stop,
 //                                                     start, restart MS [--wipe], quit)
 //   fake_gcs raylet  --port P|0 [--port-file F] [--node-id HEX] [--not-serving] [--bind ADDR]
@@ -28,6 +30,7 @@
 #include "cli_args.hpp"
 #include "fake_control.grpc.pb.h"
 #include "fake_gcs.hpp"
+#include "fake_tls.hpp"
 
 namespace fake {
 int raylet_main(const std::vector<std::string>& args);
@@ -47,14 +50,15 @@ constexpr int k_max_message = 512 * 1024 * 1024;  // Ray's max_grpc_message_size
 // The GCS server's lifecycle: stop/start/restart on request, same port every time.
 class GcsServer {
  public:
-  GcsServer(fake::FakeGcs& state, std::string bind, int port) : m_state(state), m_bind(std::move(bind)), m_port(port) {}
+  GcsServer(fake::FakeGcs& state, std::string bind, int port, std::shared_ptr<grpc::ServerCredentials> credentials)
+      : m_state(state), m_bind(std::move(bind)), m_port(port), m_credentials(std::move(credentials)) {}
 
   int start() {
     const std::lock_guard lock(m_mutex);
     for (int attempt = 0; attempt < 50 && !m_server; ++attempt) {
       grpc::ServerBuilder builder;
       int selected = 0;
-      builder.AddListeningPort(m_bind + ":" + std::to_string(m_port), grpc::InsecureServerCredentials(), &selected);
+      builder.AddListeningPort(m_bind + ":" + std::to_string(m_port), m_credentials, &selected);
       builder.RegisterService(&m_state);
       builder.SetMaxReceiveMessageSize(k_max_message);
       builder.SetMaxSendMessageSize(k_max_message);
@@ -87,6 +91,7 @@ class GcsServer {
   fake::FakeGcs& m_state;
   std::string m_bind;
   int m_port;
+  std::shared_ptr<grpc::ServerCredentials> m_credentials;
   std::mutex m_mutex;
   std::unique_ptr<grpc::Server> m_server;
 };
@@ -160,6 +165,7 @@ int serve(const std::vector<std::string>& args) {
   hc.timeout_ms = std::stoi(flag(args, "--health-check-timeout-ms", std::to_string(hc.timeout_ms)));
   hc.failure_threshold =
       std::stoi(flag(args, "--health-check-failure-threshold", std::to_string(hc.failure_threshold)));
+  hc.credentials = fake::channel_credentials(args);
   const std::string control_address = flag(args, "--control", "");
   if (control_address.empty()) {
     std::cerr << "fake_gcs serve: --control unix:PATH is required\n";
@@ -168,7 +174,8 @@ int serve(const std::vector<std::string>& args) {
   // Every Ray gRPC server up to ~2.55 enables gRPC's default health service (grpc_server.cc).
   grpc::EnableDefaultHealthCheckService(true);
   fake::FakeGcs state(options);
-  GcsServer gcs(state, flag(args, "--bind", "127.0.0.1"), std::stoi(flag(args, "--port", "0")));
+  GcsServer gcs(state, flag(args, "--bind", "127.0.0.1"), std::stoi(flag(args, "--port", "0")),
+                fake::server_credentials(args));
   const int port = gcs.start();
   if (port <= 0) {
     std::cerr << "fake_gcs serve: cannot listen\n";
@@ -185,7 +192,8 @@ int serve(const std::vector<std::string>& args) {
   }
   write_port_file(flag(args, "--port-file", ""), port);
   std::cerr << "fake_gcs: Ray " << options.ray_version << " GCS on port " << port << ", control " << control_address
-            << (options.token ? ", token required" : "") << ", raylet health checks: delay " << hc.initial_delay_ms
+            << (options.token ? ", token required" : "") << (fake::tls_on(args) ? ", mutual TLS" : "")
+            << ", raylet health checks: delay " << hc.initial_delay_ms
             << " ms, period " << hc.period_ms << " ms, timeout " << hc.timeout_ms << " ms, threshold "
             << hc.failure_threshold << "\n";
   control.wait_for_quit();

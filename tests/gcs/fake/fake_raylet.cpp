@@ -9,6 +9,7 @@
 //   RAY_gcs_rpc_server_reconnect_timeout_s (default 60; gcs_rpc_client.h), which is what ends a
 //   worker whose head is gone.
 // Fault knob: --die-after-ms N exits 1 after N ms (a raylet crash, for `ray start --block`).
+// --tls-from-env: mutual TLS from RAY_USE_TLS / RAY_TLS_* as Ray, for its server and its GCS client.
 #include <signal.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "cli_args.hpp"
 #include "fake_control.grpc.pb.h"
 #include "fake_gcs.hpp"
+#include "fake_tls.hpp"
 
 namespace fake {
 
@@ -99,7 +101,7 @@ int raylet_main(const std::vector<std::string>& args) {
   builder.RegisterService(&node_manager);
   int port = 0;
   const std::string listen = flag(args, "--bind", "127.0.0.1") + ":" + flag(args, "--port", "0");
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(listen, server_credentials(args), &port);
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   const std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port <= 0) {
@@ -119,7 +121,7 @@ int raylet_main(const std::vector<std::string>& args) {
   if (!gcs_address.empty()) {
     grpc::ChannelArguments channel_args;
     channel_args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
-    gcs = grpc::CreateCustomChannel(gcs_address, grpc::InsecureChannelCredentials(), channel_args);
+    gcs = grpc::CreateCustomChannel(gcs_address, channel_credentials(args), channel_args);
     grpc::ClientContext context;
     context.set_wait_for_ready(true);
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(reconnect_timeout_s));

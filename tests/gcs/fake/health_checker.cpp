@@ -137,7 +137,7 @@ void HealthChecker::run(std::shared_ptr<Node> node) {
   using clock = std::chrono::steady_clock;
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);  // as Ray's clients (grpc_client.cc)
-  const auto channel = grpc::CreateCustomChannel(node->address, grpc::InsecureChannelCredentials(), args);
+  const auto channel = grpc::CreateCustomChannel(node->address, m_config.credentials, args);
   std::uint64_t generation = 0;
   int remaining = m_config.failure_threshold;
   clock::time_point next;

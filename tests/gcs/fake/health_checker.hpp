@@ -26,6 +26,8 @@ struct HealthCheckConfig {
   int period_ms = 3000;
   int timeout_ms = 10000;
   int failure_threshold = 5;
+  // Plaintext unless the GCS runs with TLS: Ray's health checks use the GCS's own client credentials.
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
 };
 
 class HealthChecker {

@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -6,7 +7,9 @@
 
 #include "gcs/auth_token.hpp"
 
+using launcher::gcs::AuthMode;
 using launcher::gcs::load_auth_token;
+using launcher::gcs::TokenPaths;
 
 namespace {
 
@@ -23,73 +26,159 @@ struct TempFile {
   ~TempFile() { std::remove(path.c_str()); }
 };
 
+// A fake $HOME with .ray/auth_token holding `content` (none when empty).
+struct TempHome {
+  std::string path;
+  explicit TempHome(const std::string& content) {
+    char name[] = "/tmp/raylaunch-home-XXXXXX";
+    path = mkdtemp(name);
+    if (!content.empty()) {
+      mkdir((path + "/.ray").c_str(), 0700);
+      std::ofstream(path + "/.ray/auth_token") << content;
+    }
+  }
+  ~TempHome() {
+    std::remove((path + "/.ray/auth_token").c_str());
+    rmdir((path + "/.ray").c_str());
+    rmdir(path.c_str());
+  }
+};
+
+const TokenPaths k_no_k8s{"/nonexistent/serviceaccount/token"};
+
 }  // namespace
 
-TEST_CASE("no token settings: no token, no metadata") {
-  const auto t = load_auth_token({});
+TEST_CASE("no token anywhere: no token, no metadata, no error") {
+  const TempHome home("");
+  const auto t = load_auth_token({{"HOME", home.path}}, k_no_k8s);
   REQUIRE(t.ok());
-  CHECK_FALSE(t->has_value());
+  CHECK_FALSE(t->token.has_value());
+  CHECK(t->unusable.empty());
+  CHECK(t->mode == AuthMode::unset);
 }
 
-TEST_CASE("RAY_AUTH_TOKEN wins over RAY_AUTH_TOKEN_PATH") {
-  const auto t = load_auth_token({{"RAY_AUTH_TOKEN", "s3cret"}, {"RAY_AUTH_TOKEN_PATH", "/nonexistent"}});
+TEST_CASE("RAY_AUTH_TOKEN wins over RAY_AUTH_TOKEN_PATH, which is then not read at all") {
+  const auto t = load_auth_token({{"RAY_AUTH_TOKEN", "s3cret"}, {"RAY_AUTH_TOKEN_PATH", "/nonexistent"}}, k_no_k8s);
   REQUIRE(t.ok());
-  REQUIRE(t->has_value());
-  CHECK(t.value()->value == "s3cret");
-  CHECK(t.value()->source == "RAY_AUTH_TOKEN");
+  REQUIRE(t->token.has_value());
+  CHECK(t->token->value == "s3cret");
+  CHECK(t->token->source == "RAY_AUTH_TOKEN");
+  CHECK(t->unusable.empty());
 }
 
-TEST_CASE("RAY_AUTH_TOKEN_PATH is read and trimmed") {
-  const TempFile f("  tok-from-file\n");
-  const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", f.path}});
+TEST_CASE("RAY_AUTH_TOKEN_PATH: the first line, trimmed, as Ray's loader reads it") {
+  const TempFile f("  tok-line-one\t\nsecond line\n");
+  const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", f.path}}, k_no_k8s);
   REQUIRE(t.ok());
-  REQUIRE(t->has_value());
-  CHECK(t.value()->value == "tok-from-file");
-  CHECK(t.value()->source == "RAY_AUTH_TOKEN_PATH=" + f.path);
+  REQUIRE(t->token.has_value());
+  CHECK(t->token->value == "tok-line-one");
+  CHECK(t->token->source == "RAY_AUTH_TOKEN_PATH=" + f.path);
 }
 
-TEST_CASE("a missing token file is a clear error that names the path, not a secret") {
-  const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", "/nonexistent/token"}});
-  REQUIRE_FALSE(t.ok());
-  CHECK(t.error() == "RAY_AUTH_TOKEN_PATH=/nonexistent/token: cannot read the token file: No such file or "
-                     "directory (mount the Secret there, or unset RAY_AUTH_TOKEN_PATH)");
+TEST_CASE("an unreadable RAY_AUTH_TOKEN_PATH fails only when RAY_AUTH_MODE=token needs it") {
+  const TempHome home("tok-from-home\n");
+  SECTION("auth mode unset: no failure, no fall-through to ~/.ray/auth_token, the reason kept for later") {
+    const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", "/nonexistent/token"}, {"HOME", home.path}}, k_no_k8s);
+    REQUIRE(t.ok());
+    CHECK_FALSE(t->token.has_value());
+    CHECK(t->unusable ==
+          "RAY_AUTH_TOKEN_PATH=/nonexistent/token: cannot read the token file: No such file or "
+          "directory (mount the Secret there, or unset RAY_AUTH_TOKEN_PATH)");
+  }
+  SECTION("RAY_AUTH_MODE=token: one clear error naming the path") {
+    const auto t = load_auth_token(
+        {{"RAY_AUTH_MODE", "token"}, {"RAY_AUTH_TOKEN_PATH", "/nonexistent/token"}, {"HOME", home.path}}, k_no_k8s);
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.error() ==
+          "RAY_AUTH_TOKEN_PATH=/nonexistent/token: cannot read the token file: No such file or "
+          "directory (mount the Secret there, or unset RAY_AUTH_TOKEN_PATH)");
+  }
+  SECTION("RAY_AUTH_MODE=disabled: nothing is read, nothing sent") {
+    const auto t = load_auth_token({{"RAY_AUTH_MODE", "disabled"}, {"RAY_AUTH_TOKEN", "s3cret"}}, k_no_k8s);
+    REQUIRE(t.ok());
+    CHECK(t->mode == AuthMode::disabled);
+    CHECK_FALSE(t->token.has_value());
+  }
+}
+
+TEST_CASE("~/.ray/auth_token is the last source; RAY_AUTH_MODE=token without any token is an error") {
+  const TempHome home("tok-from-home\n");
+  const auto t = load_auth_token({{"HOME", home.path}, {"RAY_AUTH_MODE", "TOKEN"}}, k_no_k8s);
+  REQUIRE(t.ok());
+  CHECK(t->mode == AuthMode::token);
+  REQUIRE(t->token.has_value());
+  CHECK(t->token->value == "tok-from-home");
+  CHECK(t->token->source == "~/.ray/auth_token (" + home.path + "/.ray/auth_token)");
+  const TempHome empty("");
+  const auto none = load_auth_token({{"HOME", empty.path}, {"RAY_AUTH_MODE", "token"}}, k_no_k8s);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error() ==
+        "RAY_AUTH_MODE=token but no token was found (set RAY_AUTH_TOKEN, or RAY_AUTH_TOKEN_PATH to a "
+        "file holding it, or create ~/.ray/auth_token)");
+}
+
+TEST_CASE("the Kubernetes token mode reads the service-account token before ~/.ray/auth_token") {
+  const TempFile sa("eyJhbGciOiJSUzI1NiJ9.sa-token.sig\n");
+  const TempHome home("tok-from-home\n");
+  const TokenPaths paths{sa.path};
+  for (const char* on : {"1", "true", "True"}) {
+    const auto t = load_auth_token({{"RAY_ENABLE_K8S_TOKEN_AUTH", on}, {"HOME", home.path}}, paths);
+    REQUIRE(t.ok());
+    REQUIRE(t->token.has_value());
+    CHECK(t->token->value == "eyJhbGciOiJSUzI1NiJ9.sa-token.sig");
+    CHECK(t->token->source == "the service-account token " + sa.path);
+  }
+  SECTION("off (RayConfig reads only 1 and true as on): the service account is not looked at") {
+    const auto t = load_auth_token({{"RAY_ENABLE_K8S_TOKEN_AUTH", "yes"}, {"HOME", home.path}}, paths);
+    REQUIRE(t.ok());
+    CHECK(t->token->value == "tok-from-home");
+  }
+  SECTION("on, but no service-account token mounted: ~/.ray/auth_token, as Ray falls through") {
+    const auto t = load_auth_token({{"RAY_ENABLE_K8S_TOKEN_AUTH", "1"}, {"HOME", home.path}}, k_no_k8s);
+    REQUIRE(t.ok());
+    CHECK(t->token->value == "tok-from-home");
+  }
 }
 
 TEST_CASE("an empty token file is an error; an empty RAY_AUTH_TOKEN counts as unset") {
   const TempFile f("\n");
-  const auto t = load_auth_token({{"RAY_AUTH_TOKEN", ""}, {"RAY_AUTH_TOKEN_PATH", f.path}});
+  const auto t =
+      load_auth_token({{"RAY_AUTH_TOKEN", ""}, {"RAY_AUTH_TOKEN_PATH", f.path}, {"RAY_AUTH_MODE", "token"}}, k_no_k8s);
   REQUIRE_FALSE(t.ok());
-  CHECK(t.error() == "RAY_AUTH_TOKEN_PATH=" + f.path + ": the token is not usable: it is empty (expected Ray's auth token)");
-}
-
-TEST_CASE("only the token file's first line is the token, as Ray's loader reads it") {
-  const TempFile f("tok-line-one\nsecond line\n");
-  const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", f.path}});
-  REQUIRE(t.ok());
-  CHECK(t.value()->value == "tok-line-one");
+  CHECK(t.error() ==
+        "RAY_AUTH_TOKEN_PATH=" + f.path + ": the token is not usable: it is empty (expected Ray's auth token)");
 }
 
 TEST_CASE("a token that cannot be an HTTP/2 header value is refused, naming the byte, never the token") {
-  const TempFile bom("\xef\xbb\xbf" "tok-with-bom\n");
-  const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", bom.path}});
+  const TempFile bom(
+      "\xef\xbb\xbf"
+      "tok-with-bom\n");
+  const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", bom.path}, {"RAY_AUTH_MODE", "token"}}, k_no_k8s);
   REQUIRE_FALSE(t.ok());
   CHECK(t.error() == "RAY_AUTH_TOKEN_PATH=" + bom.path +
                          ": the token is not usable: byte 0 is not printable ASCII (a UTF-8 BOM?) (expected a token of "
                          "letters, digits and punctuation, as Ray generates)");
   CHECK(t.error().find("tok-with-bom") == std::string::npos);
-  const auto ctl = load_auth_token({{"RAY_AUTH_TOKEN", "abc\x01" "def"}});
-  REQUIRE_FALSE(ctl.ok());
-  CHECK(ctl.error().find("abc") == std::string::npos);
-  CHECK_FALSE(load_auth_token({{"RAY_AUTH_TOKEN", "two words"}}).ok());
+  // With the mode unset, the bad token is never sent (gRPC would abort on it), and not an error yet.
+  const auto unset = load_auth_token({{"RAY_AUTH_TOKEN",
+                                       "abc\x01"
+                                       "def"}},
+                                     k_no_k8s);
+  REQUIRE(unset.ok());
+  CHECK_FALSE(unset->token.has_value());
+  CHECK(unset->unusable.find("byte 3 is not printable ASCII") != std::string::npos);
+  CHECK(unset->unusable.find("abc") == std::string::npos);
+  CHECK_FALSE(load_auth_token({{"RAY_AUTH_TOKEN", "two words"}, {"RAY_AUTH_MODE", "token"}}, k_no_k8s).ok());
 }
 
 TEST_CASE("a huge token file and a directory are refused without being read whole") {
   const TempFile big(std::string(2 * 1024 * 1024, 'a'));
-  const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", big.path}});
+  const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", big.path}, {"RAY_AUTH_MODE", "token"}}, k_no_k8s);
   REQUIRE_FALSE(t.ok());
   CHECK(t.error().find("larger than") != std::string::npos);
-  const auto dir = load_auth_token({{"RAY_AUTH_TOKEN_PATH", "/tmp"}});
+  const auto dir = load_auth_token({{"RAY_AUTH_TOKEN_PATH", "/tmp"}, {"RAY_AUTH_MODE", "token"}}, k_no_k8s);
   REQUIRE_FALSE(dir.ok());
-  CHECK(dir.error() == "RAY_AUTH_TOKEN_PATH=/tmp: cannot read the token file: is a directory (mount the Secret there, "
-                       "or unset RAY_AUTH_TOKEN_PATH)");
+  CHECK(dir.error() ==
+        "RAY_AUTH_TOKEN_PATH=/tmp: cannot read the token file: is a directory (mount the Secret there, "
+        "or unset RAY_AUTH_TOKEN_PATH)");
 }

@@ -47,7 +47,7 @@ Answer alive(std::initializer_list<const char*> names) {
 }
 
 Answer error(int grpc_code, const char* message = "connection refused") {
-  return Answer::failure(RpcError{grpc_code, 0, message});
+  return Answer::failure(RpcError{grpc_code, 0, message, ""});
 }
 
 JoinOptions four(std::chrono::milliseconds timeout = 60s) {
@@ -107,8 +107,9 @@ TEST_CASE("an unreachable GCS is retried with capped backoff, then reported as u
   const JoinResult r = wait_for_nodes(source, four(30s), clock, {});
   CHECK(r.end == launcher::util::WaitEnd::unreachable);
   CHECK_FALSE(r.answered);
-  CHECK(r.reason == "GCS at fake:6379 unreachable at the 30s deadline: UNAVAILABLE: connection refused "
-                    "(it never answered)");
+  CHECK(r.reason ==
+        "GCS at fake:6379 unreachable at the 30s deadline: UNAVAILABLE: connection refused "
+        "(it never answered)");
   CHECK(source.resets == r.polls);  // a fresh channel after every transport failure
   const auto& slept = clock.slept();
   REQUIRE(slept.size() > 6);
@@ -135,8 +136,9 @@ TEST_CASE("a GCS that answered before but not at the deadline is unreachable, wi
   const JoinResult r = wait_for_nodes(source, four(10s), clock, {});
   CHECK(r.end == launcher::util::WaitEnd::unreachable);
   CHECK(r.answered);
-  CHECK(r.reason == "GCS at fake:6379 unreachable at the 10s deadline: UNAVAILABLE: connection refused "
-                    "(last answer: 2/4 nodes alive; missing: training-2, training-3)");
+  CHECK(r.reason ==
+        "GCS at fake:6379 unreachable at the 10s deadline: UNAVAILABLE: connection refused "
+        "(last answer: 2/4 nodes alive; missing: training-2, training-3)");
 }
 
 TEST_CASE("UNAUTHENTICATED stops at once: retrying cannot help") {
@@ -151,7 +153,7 @@ TEST_CASE("UNAUTHENTICATED stops at once: retrying cannot help") {
 
 TEST_CASE("a GcsStatus error keeps the channel and retries") {
   FakeClock clock;
-  ScriptedSource source(clock, {Answer::failure(RpcError{0, 4, "Invalid"}), alive({"a", "b", "c", "d"})});
+  ScriptedSource source(clock, {Answer::failure(RpcError{0, 4, "Invalid", ""}), alive({"a", "b", "c", "d"})});
   JoinOptions o = four();
   o.expected_names.clear();
   const JoinResult r = wait_for_nodes(source, o, clock, {});
@@ -194,4 +196,95 @@ TEST_CASE("a stop request ends the barrier within one poll interval, as stopped"
   CHECK(r.end == launcher::util::WaitEnd::stopped);
   CHECK(polls == 3);  // no poll after the stop
   CHECK(r.reason == "join barrier stopped after 550ms: 1/4 nodes alive; missing: training-1, training-2, training-3");
+}
+
+namespace {
+
+// A GCS with the light call: poll_light answers ALIVE addresses (no names), poll the named table.
+// Both follow one script of pod lists; `ips` maps a pod to its IP (a restarted pod gets a new one).
+class LightSource final : public NodeSource {
+ public:
+  LightSource(FakeClock& clock, std::deque<std::vector<std::pair<const char*, const char*>>> script)
+      : m_clock(clock), m_script(std::move(script)) {}
+
+  Answer poll(std::chrono::milliseconds, std::stop_token) override {
+    m_clock.advance(2ms);
+    ++full;
+    NodeTable t;
+    for (const auto& [name, ip] : current()) {
+      NodeEntry e;
+      e.node_name = name;
+      e.address = ip;
+      e.alive = true;
+      t.nodes.push_back(e);
+    }
+    return t;
+  }
+  Answer poll_light(std::chrono::milliseconds, std::stop_token) override {
+    m_clock.advance(1ms);
+    ++light;
+    advance();
+    NodeTable t;
+    t.has_names = false;
+    for (const auto& [name, ip] : current()) {
+      NodeEntry e;
+      e.address = ip;
+      e.alive = true;
+      t.nodes.push_back(e);
+    }
+    return t;
+  }
+  std::string describe() const override { return "GCS at fake:6379"; }
+
+  int full = 0;
+  int light = 0;
+
+ private:
+  void advance() {
+    if (m_script.size() > 1) {
+      m_script.pop_front();
+    }
+  }
+  const std::vector<std::pair<const char*, const char*>>& current() const { return m_script.front(); }
+
+  FakeClock& m_clock;
+  std::deque<std::vector<std::pair<const char*, const char*>>> m_script;
+};
+
+}  // namespace
+
+TEST_CASE("light polls between named ones; only a table with names decides the join") {
+  FakeClock clock;
+  using P = std::vector<std::pair<const char*, const char*>>;
+  LightSource source(clock, {P{{"training-0", "10.0.0.1"}}, P{{"training-0", "10.0.0.1"}, {"training-1", "10.0.0.2"}},
+                             P{{"training-0", "10.0.0.1"}, {"training-1", "10.0.0.2"}, {"training-2", "10.0.0.3"}},
+                             P{{"training-0", "10.0.0.1"},
+                               {"training-1", "10.0.0.2"},
+                               {"training-2", "10.0.0.3"},
+                               {"training-3", "10.0.0.4"}}});
+  const JoinResult r = wait_for_nodes(source, four(), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::ready);
+  CHECK(source.full == 2);  // the first poll (names for the log) and the one that confirmed
+  CHECK(source.light == 3);
+  CHECK(r.light_polls == 3);
+  CHECK(r.last_count.distinct_alive() == 4);
+}
+
+TEST_CASE("a restarted pod's stale row, counted twice by IP, does not end the barrier") {
+  FakeClock clock;
+  using P = std::vector<std::pair<const char*, const char*>>;
+  // training-2 restarted: its old row (10.0.0.3) is still ALIVE beside the new one (10.0.0.9);
+  // training-3 has not joined. Four IPs, three pods.
+  LightSource source(clock, {P{{"training-0", "10.0.0.1"},
+                               {"training-1", "10.0.0.2"},
+                               {"training-2", "10.0.0.3"},
+                               {"training-2", "10.0.0.9"}}});
+  const JoinResult r = wait_for_nodes(source, four(30s), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::not_ready);
+  // One confirmation refuted the light count; after that, named polls only every 10 s.
+  CHECK(source.full <= 5);
+  CHECK(source.light > 50);
+  CHECK(r.reason ==
+        "join timed out after 30s: 4/4 nodes alive (node addresses); at the last full poll 3/4 nodes "
+        "alive; missing: training-3; counted once despite a stale ALIVE entry: training-2");
 }

@@ -7,10 +7,10 @@ using namespace launcher::gcs;
 using namespace std::chrono_literals;
 
 TEST_CASE("RpcError describes itself in one line") {
-  CHECK(RpcError{14, 0, "failed to connect"}.describe() == "UNAVAILABLE: failed to connect");
-  CHECK(RpcError{4, 0, ""}.describe() == "DEADLINE_EXCEEDED");
-  CHECK(RpcError{0, 4, "Invalid"}.describe() == "GCS status 4: Invalid");
-  CHECK(RpcError{16, 0, "x"}.unauthenticated());
+  CHECK(RpcError{14, 0, "failed to connect", ""}.describe() == "UNAVAILABLE: failed to connect");
+  CHECK(RpcError{4, 0, "", ""}.describe() == "DEADLINE_EXCEEDED");
+  CHECK(RpcError{0, 4, "Invalid", ""}.describe() == "GCS status 4: Invalid");
+  CHECK(RpcError{16, 0, "x", ""}.unauthenticated());
 }
 
 TEST_CASE("status renders a stable JSON shape and a readable table") {
