@@ -129,7 +129,7 @@ std::vector<SearchedPlace> DynamicLinker::places(const LoadReport& report, int r
     out.push_back({"RUNPATH of " + req->path, expand(req->elf.runpath, *req)});
   }
   if (req == nullptr || !req->elf.nodeflib) {
-    out.push_back({std::string(k_cache_label) + (m_env.cache == nullptr ? " (none)" : ""), {}});
+    out.push_back({std::string(k_cache_label) + (m_env.cache == nullptr ? " (" + m_env.cache_problem + ")" : ""), {}});
     out.push_back({"default directories", default_dirs(req != nullptr ? req->elf.machine : m_env.machine)});
   }
   return out;

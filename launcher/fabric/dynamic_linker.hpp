@@ -60,6 +60,7 @@ struct LoadReport {
 struct LinkerEnv {
   std::vector<std::string> library_path;  // LD_LIBRARY_PATH entries, in order
   const LdCache* cache = nullptr;         // nullptr: no usable /etc/ld.so.cache
+  std::string cache_problem = "none";     // why not, for the places searched
   std::uint16_t machine = 0;              // the process's EM_* (the caller's, else this build's)
 };
 

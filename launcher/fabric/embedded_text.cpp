@@ -43,29 +43,32 @@ std::optional<std::string> find_tagged_word(const RootedFile& file, std::string_
     range = *s;
   }
   const std::uint64_t end = range.offset + std::min<std::uint64_t>(range.size, max_bytes);
-  // Chunks overlap by a marker and a word, so nothing straddling a boundary is missed.
+  // Chunks overlap by a marker and a word, so nothing straddling a boundary is missed; one
+  // buffer serves every chunk.
   const std::size_t overlap = marker.size() + 64;
+  std::string buf(static_cast<std::size_t>(std::min<std::uint64_t>(k_chunk + overlap, end - range.offset)), '\0');
   for (std::uint64_t at = range.offset; at < end;) {
-    const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(k_chunk + overlap, end - at));
-    const auto chunk = file.read_at(at, len);
-    if (!chunk || chunk->empty()) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), end - at));
+    const auto got = file.read_into(at, buf.data(), want);
+    if (!got || *got == 0) {
       return std::nullopt;
     }
-    const void* hit = ::memmem(chunk->data(), chunk->size(), marker.data(), marker.size());
+    const std::string_view chunk(buf.data(), *got);
+    const void* hit = ::memmem(chunk.data(), chunk.size(), marker.data(), marker.size());
     if (hit != nullptr) {
-      std::size_t from = static_cast<std::size_t>(static_cast<const char*>(hit) - chunk->data()) + marker.size();
+      const std::size_t from = static_cast<std::size_t>(static_cast<const char*>(hit) - chunk.data()) + marker.size();
       std::size_t to = from;
-      while (to < chunk->size() && to - from < 64 && word_char((*chunk)[to])) {
+      while (to < chunk.size() && to - from < 64 && word_char(chunk[to])) {
         ++to;
       }
       if (to > from) {
-        return chunk->substr(from, to - from);
+        return std::string(chunk.substr(from, to - from));
       }
     }
-    if (at + len >= end) {
+    if (at + *got >= end || *got < want) {
       break;
     }
-    at += len - overlap;
+    at += *got - overlap;
   }
   return std::nullopt;
 }

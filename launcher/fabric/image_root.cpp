@@ -59,15 +59,14 @@ std::string_view base_name(std::string_view path) {
 RootedFile::RootedFile(util::Fd fd, std::string path, std::string real_path, std::uint64_t size)
     : m_fd(std::move(fd)), m_path(std::move(path)), m_real_path(std::move(real_path)), m_size(size) {}
 
-std::optional<std::string> RootedFile::read_at(std::uint64_t offset, std::size_t len) const {
+std::optional<std::size_t> RootedFile::read_into(std::uint64_t offset, char* dst, std::size_t len) const {
   if (offset >= m_size) {
-    return std::string();
+    return 0;
   }
   len = static_cast<std::size_t>(std::min<std::uint64_t>(len, m_size - offset));
-  std::string buf(len, '\0');
   std::size_t got = 0;
   while (got < len) {
-    const ssize_t n = ::pread(m_fd.get(), buf.data() + got, len - got, static_cast<off_t>(offset + got));
+    const ssize_t n = ::pread(m_fd.get(), dst + got, len - got, static_cast<off_t>(offset + got));
     if (n < 0 && errno == EINTR) {
       continue;
     }
@@ -79,7 +78,16 @@ std::optional<std::string> RootedFile::read_at(std::uint64_t offset, std::size_t
     }
     got += static_cast<std::size_t>(n);
   }
-  buf.resize(got);
+  return got;
+}
+
+std::optional<std::string> RootedFile::read_at(std::uint64_t offset, std::size_t len) const {
+  std::string buf(static_cast<std::size_t>(std::min<std::uint64_t>(len, offset < m_size ? m_size - offset : 0)), '\0');
+  const auto got = read_into(offset, buf.data(), buf.size());
+  if (!got) {
+    return std::nullopt;
+  }
+  buf.resize(*got);
   return buf;
 }
 
@@ -111,36 +119,54 @@ util::Result<std::pair<std::string, std::string>, OpenFailure> ImageRoot::resolv
       continue;
     }
     done.push_back(part);
-    const std::string host = prefix + join_path(done);
-    struct stat st {};
-    if (::lstat(host.c_str(), &st) != 0) {
-      const int err = errno;
-      if (err == ENOENT || err == ENOTDIR) {
-        return failure(OpenError::missing, std::strerror(err));
+    const Node& n = node(prefix + join_path(done));
+    if (n.error != 0) {
+      if (n.error == ENOENT || n.error == ENOTDIR) {
+        return failure(OpenError::missing, std::strerror(n.error));
       }
-      return failure(err == EACCES ? OpenError::denied : OpenError::unreadable, std::strerror(err));
+      return failure(n.error == EACCES ? OpenError::denied : OpenError::unreadable, std::strerror(n.error));
     }
-    if (S_ISLNK(st.st_mode)) {
+    if (n.is_link) {
       if (++hops > k_max_symlinks) {
         return failure(OpenError::loop, "symlink loop (more than " + std::to_string(k_max_symlinks) + " links)");
       }
-      std::array<char, 4096> target{};
-      const ssize_t n = ::readlink(host.c_str(), target.data(), target.size() - 1);
-      if (n <= 0) {
-        return failure(OpenError::unreadable, std::string("unreadable symlink: ") + std::strerror(errno));
+      if (n.target.empty()) {
+        return failure(OpenError::unreadable, "unreadable symlink");
       }
-      const std::string_view link(target.data(), static_cast<std::size_t>(n));
       done.pop_back();
-      if (link.front() == '/') {
+      if (n.target.front() == '/') {
         done.clear();
       }
-      push_components(todo, link);
-    } else if (!todo.empty() && !S_ISDIR(st.st_mode)) {
+      push_components(todo, n.target);
+    } else if (!todo.empty() && !n.is_dir) {
       return failure(OpenError::missing, std::strerror(ENOTDIR));
     }
   }
   const std::string real = join_path(done);
   return std::pair<std::string, std::string>(prefix + real, real);
+}
+
+const ImageRoot::Node& ImageRoot::node(const std::string& host_path) const {
+  auto [it, fresh] = m_nodes.try_emplace(host_path);
+  if (!fresh) {
+    return it->second;
+  }
+  Node& n = it->second;
+  struct stat st {};
+  if (::lstat(host_path.c_str(), &st) != 0) {
+    n.error = errno;
+    return n;
+  }
+  n.is_link = S_ISLNK(st.st_mode);
+  n.is_dir = S_ISDIR(st.st_mode);
+  if (n.is_link) {
+    std::array<char, 4096> target{};
+    const ssize_t len = ::readlink(host_path.c_str(), target.data(), target.size() - 1);
+    if (len > 0) {
+      n.target.assign(target.data(), static_cast<std::size_t>(len));
+    }
+  }
+  return n;
 }
 
 util::Result<RootedFile, OpenFailure> ImageRoot::open(std::string_view abs_path) const {

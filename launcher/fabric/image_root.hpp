@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "util/fd.hpp"
@@ -34,6 +35,8 @@ class RootedFile {
   // The bytes at [`offset`, `offset` + `len`), or fewer at the end of the file; nullopt on a
   // read error.
   std::optional<std::string> read_at(std::uint64_t offset, std::size_t len) const;
+  // The same into `dst` (room for `len` bytes): the number of bytes read, nullopt on an error.
+  std::optional<std::size_t> read_into(std::uint64_t offset, char* dst, std::size_t len) const;
 
  private:
   util::Fd m_fd;
@@ -45,6 +48,7 @@ class RootedFile {
 // An image's files seen through a root directory, the way a process chrooted there would see
 // them: absolute symlinks resolve inside the root, never on the machine running us. Every
 // open counts against a budget, so a hostile tree cannot make a check open thousands of files.
+// Each path is looked at once: an ImageRoot sees the tree as it was when it first looked.
 class ImageRoot {
  public:
   static constexpr std::size_t k_default_budget = 2048;
@@ -67,9 +71,19 @@ class ImageRoot {
   // in-root path it ends at.
   util::Result<std::pair<std::string, std::string>, OpenFailure> resolve(std::string_view abs_path) const;
 
+  // One lstat (and readlink) per path for the life of this object: a search walks the same
+  // directories for every library it looks for.
+  struct Node {
+    int error = 0;  // errno of lstat, 0 when it succeeded
+    bool is_link = false, is_dir = false;
+    std::string target;  // of a symlink; empty when unreadable
+  };
+  const Node& node(const std::string& host_path) const;
+
   std::string m_root;  // no trailing slash; "/" for the real root
   std::size_t m_budget;
   mutable std::size_t m_opens = 0;
+  mutable std::unordered_map<std::string, Node> m_nodes;
 };
 
 // "/a/b/c.so" → "/a/b"; "c.so" → ".".

@@ -18,7 +18,9 @@ namespace launcher {
 
 namespace {
 
-constexpr std::size_t k_version_scan = 64ULL << 20;  // of a .rodata section; NCCL's is the largest
+// Of a .rodata section: NCCL's is the largest. 16 MiB costs ~2 ms from the page cache
+// (benchmarks/results/fabric.md); a version string further in is reported unknown.
+constexpr std::size_t k_version_scan = 16ULL << 20;
 
 // The string aws-ofi-nccl logs at init, "NET/OFI Initializing " PACKAGE_STRING
 // (src/nccl_ofi_net.cpp; NCCL_OFI_INFO prefixes "NET/OFI ", include/nccl_ofi_log.h), with
@@ -126,6 +128,27 @@ std::string version_of(const fabric::ImageRoot& root, const std::string& path, s
   return fabric::find_tagged_word(*file, ".rodata", marker, k_version_scan).value_or("");
 }
 
+// A pip-installed NCCL (…/site-packages/nvidia/nccl/lib/libnccl.so.2) has no version in its
+// name, but its wheel's .dist-info directory does: "nvidia_nccl_cu12-2.27.3.dist-info" (the
+// wheel spec's {distribution}-{version}.dist-info). Cheaper than scanning a big .rodata.
+std::optional<std::pair<std::string, std::string>> wheel_version(const fabric::ImageRoot& root,
+                                                                 const std::string& path) {
+  const std::string suffix = "/nvidia/nccl/lib/" + std::string(fabric::base_name(path));
+  if (!path.ends_with(suffix)) {
+    return std::nullopt;
+  }
+  const std::string site = path.substr(0, path.size() - suffix.size());
+  for (const std::string& name : root.list(site, 4096)) {
+    if (name.starts_with("nvidia_nccl_cu") && name.ends_with(".dist-info")) {
+      const std::size_t dash = name.find('-');
+      if (dash != std::string::npos) {
+        return std::pair<std::string, std::string>(name.substr(dash + 1, name.size() - dash - 1 - 10), name);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 void gather_gdr(const std::string& host_root, const std::vector<std::string>& efa_devices, GdrFacts& gdr) {
   const util::HostFs fs(host_root);
   gdr.kernel_release = fs.read_line("/proc/sys/kernel/osrelease").value_or("");
@@ -204,7 +227,8 @@ FabricFacts gather_fabric_facts(const std::string& host_root, const util::EnvMap
   const std::optional<fabric::LdCache> cache = read_ld_cache(root, facts.ld_cache_problem);
   facts.library_path = util::env_value(env, "LD_LIBRARY_PATH");
   const fabric::DynamicLinker linker(
-      root, {fabric::split_library_path(facts.library_path), cache ? &*cache : nullptr, fabric::host_machine()});
+      root, {fabric::split_library_path(facts.library_path), cache ? &*cache : nullptr,
+             facts.ld_cache_problem == "no /etc/ld.so.cache" ? "none" : facts.ld_cache_problem, fabric::host_machine()});
 
   // NCCL first: it dlopens the plugin, so its own RUNPATH/RPATH is part of the plugin's search.
   std::string nccl_via;
@@ -218,6 +242,9 @@ FabricFacts gather_fabric_facts(const std::string& host_root, const util::EnvMap
     if (auto v = fabric::version_in_file_name(file_name, "libnccl.so.")) {
       facts.nccl_version = *v;
       facts.nccl_version_source = "file name " + file_name;
+    } else if (auto w = wheel_version(root, facts.nccl.path)) {
+      facts.nccl_version = w->first;
+      facts.nccl_version_source = w->second;
     } else if (auto e = version_of(root, facts.nccl.path, k_nccl_marker); !e.empty()) {
       facts.nccl_version = e;
       facts.nccl_version_source = "embedded string";

@@ -27,7 +27,7 @@ struct Linker {
       cache = std::move(c).value();
     }
     linker = std::make_unique<DynamicLinker>(
-        root, LinkerEnv{split_library_path(library_path), cache ? &*cache : nullptr, k_em_x86_64}, limits);
+        root, LinkerEnv{split_library_path(library_path), cache ? &*cache : nullptr, "none", k_em_x86_64}, limits);
   }
   ImageRoot root;
   std::optional<LdCache> cache;
@@ -137,7 +137,8 @@ TEST_CASE("files for another word size are passed over; broken ones end the sear
   CHECK(r.skipped == std::vector<std::string>{"/opt/first/libq.so.1: 32-bit ELF"});
 
   tree.sh("rm opt/first/libq.so.1 && head -c 200 opt/good/libq.so.1 > opt/first/libq.so.1");
-  const LoadReport truncated = l.linker->dlopen("libq.so.1", nullptr);
+  const Linker again(tree, "/opt/first:/opt/good");
+  const LoadReport truncated = again.linker->dlopen("libq.so.1", nullptr);
   CHECK_FALSE(truncated.found());
   REQUIRE(truncated.unusable.size() == 1);
   CHECK(truncated.unusable.front().path == "/opt/first/libq.so.1");
@@ -156,10 +157,13 @@ TEST_CASE("a symlink loop, a directory, a FIFO: unusable, named, never a hang", 
   CHECK(loop.unusable.front().needed_by == "/opt/amazon/ofi-nccl/lib/libnccl-net.so");
   CHECK(loop.object("libhwloc.so.15") != nullptr);  // the rest is still walked
 
+  // An ImageRoot sees the tree as it first looked at it: a new one for each change.
   tree.sh("cd opt/amazon/efa/lib && rm libfabric.so.1 && mkdir libfabric.so.1");
-  CHECK(l.linker->dlopen("libfabric.so.1", nullptr).unusable.front().why == "is a directory");
+  const Linker dir(tree, "/opt/amazon/efa/lib");
+  CHECK(dir.linker->dlopen("libfabric.so.1", nullptr).unusable.front().why == "is a directory");
   tree.sh("cd opt/amazon/efa/lib && rmdir libfabric.so.1 && mkfifo libfabric.so.1");
-  CHECK(l.linker->dlopen("libfabric.so.1", nullptr).unusable.front().why == "not a regular file");
+  const Linker fifo(tree, "/opt/amazon/efa/lib");
+  CHECK(fifo.linker->dlopen("libfabric.so.1", nullptr).unusable.front().why == "not a regular file");
 }
 
 TEST_CASE("absolute symlinks resolve inside the image, not on this machine", "[fabric][linker]") {

@@ -117,6 +117,13 @@ TEST_CASE("no plugin in the image: strict stops with 78, warn reports, off reads
   CHECK(probes == 0);
 }
 
+TEST_CASE("a damaged ld.so.cache is named where the search went", "[fabric][checks]") {
+  const ImageTree tree("p4de-ofi");
+  tree.sh("rm opt/amazon/ofi-nccl/lib/libnccl-net*.so && head -c 30 etc/ld.so.cache > c && mv c etc/ld.so.cache");
+  CHECK_THAT(check(plan_of(tree), "nccl-net-plugin").detail,
+             Catch::Contains("; ld.so.cache (/etc/ld.so.cache: truncated header); default directories"));
+}
+
 TEST_CASE("one node needs no network: a missing plugin only warns", "[fabric][checks]") {
   const ImageTree tree("p4de");
   const Plan plan = plan_of(tree, {}, {{"nodes", "1"}, {"hostname", "training-0"}});
@@ -335,6 +342,10 @@ TEST_CASE("NCCL's version: from the file name, the embedded string, LD_PRELOAD o
   CHECK(check(in_root, "nccl").detail ==
         "libnccl.so.2 → /opt/venv/lib/python3.11/site-packages/nvidia/nccl/lib/libnccl.so.2 via the venv's "
         "nvidia-nccl wheel, NCCL 2.27.3+cuda12.9 (embedded string)");
+  // The wheel's .dist-info names the version: no scan needed.
+  tree.sh("mkdir -p opt/venv/lib/python3.11/site-packages/nvidia_nccl_cu12-2.27.3.dist-info");
+  CHECK_THAT(check(plan_of(tree, {{"VIRTUAL_ENV", "/opt/venv"}}), "nccl").detail,
+             Catch::EndsWith("NCCL 2.27.3 (nvidia_nccl_cu12-2.27.3.dist-info)"));
 }
 
 TEST_CASE("settings tied to aws-ofi-nccl version ranges", "[fabric][checks]") {
