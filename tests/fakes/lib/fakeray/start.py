@@ -94,8 +94,8 @@ def _connect_worker(fake_gcs, address):
     timeout_ms = int(os.environ.get("RAY_gcs_rpc_server_connect_timeout_s", "5")) * 1000
     for _ in range(retries):
         r = subprocess.run([fake_gcs, "ping", "--address", address, "--timeout-ms", str(timeout_ms),
-                            "--token-from-env"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           check=False)
+                            "--token-from-env", "--tls-from-env"], stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, check=False)
         if r.returncode == 0:
             return True
         time.sleep(1)
@@ -110,7 +110,7 @@ def _raylet_args(opts, resources, labels, session, node_id, node_ip, gcs_address
             "--node-name", opts.get("node_name") or node_ip, "--session-dir", session,
             "--object-manager-port", str(opts.get("object_manager_port") or _free_port()),
             "--metrics-export-port", str(opts.get("metrics_export_port") or _free_port()),
-            "--token-from-env"]
+            "--token-from-env", "--tls-from-env"]
     if head:
         args.append("--head")
     for name, quantity in resources.items():
@@ -213,7 +213,7 @@ class Start:
         args = ["serve", "--port", str(self.opts.get("port", 6379)),
                 "--bind", "127.0.0.1" if node_ip == "127.0.0.1" else "0.0.0.0",
                 "--port-file", os.path.join(session, "gcs_server.port"), "--control", "unix:" + control,
-                "--ray-version", os.environ.get("FAKE_RAY_VERSION", "2.9.0"), "--token-from-env"]
+                "--ray-version", os.environ.get("FAKE_RAY_VERSION", "2.9.0"), "--token-from-env", "--tls-from-env"]
         args += shlex.split(os.environ.get("FAKE_RAY_GCS_ARGS", ""))
         gcs = node.spawn(session, "gcs_server", fake_gcs, args, self.block)
         self.children.append(gcs)
