@@ -92,16 +92,17 @@ std::string loaded_text(const LibraryLoad& l) {
   return out + " via " + l.via;
 }
 
-Check check_efa_provider(const NodeFacts& node) {
+Check check_efa_provider(const NodeFacts& node, int nodes) {
   if (node.other_uverbs.empty()) {
     return {"efa-provider", CheckStatus::pass, "only EFA devices in /dev/infiniband", ""};
   }
   // libfabric's EFA provider opens every verbs device and gives up on all of them when one
   // will not open (prov/efa/src/efa_device.c efa_device_list_initialize); aws-do-eks#63
   // measured `fi_info -p efa` → -61 with 2 mlx5 devices from a hostPath beside 8 EFA ones.
-  return {"efa-provider", CheckStatus::fail,
+  return {"efa-provider", nodes > 1 ? CheckStatus::fail : CheckStatus::warn,
           "non-EFA verbs devices beside the EFA ones: " + util::join(node.other_uverbs, ", ") +
-              "; libfabric's EFA provider fails when one will not open (fi_info -p efa: -61) and NCCL uses TCP",
+              "; libfabric's EFA provider fails when one will not open (fi_info -p efa: -61) and NCCL uses TCP" +
+              single_node_note(nodes),
           "remove the /dev/infiniband hostPath mount and let the EFA device plugin (≥ 0.5.10) inject only EFA "
           "devices (aws-do-eks#63, sagemaker-hyperpod-cli#282)"};
 }
@@ -264,7 +265,7 @@ std::vector<Check> fabric_checks(const NodeFacts& node, const FabricFacts& image
   if (node.efa() == 0) {
     return {};  // no EFA: NCCL has no fabric to miss
   }
-  std::vector<Check> out{check_efa_provider(node)};
+  std::vector<Check> out{check_efa_provider(node, nodes)};
   if (image.inspected) {
     out.push_back(check_plugin(image, env, nodes));
     out.push_back(check_libfabric(image, env, nodes));

@@ -126,3 +126,37 @@ TEST_CASE("find_section locates .rodata, and nothing in a file without sections"
   REQUIRE(plain);
   CHECK_FALSE(find_section(*plain, ".rodata"));
 }
+
+TEST_CASE("every header and dynamic-section byte corrupted in turn: an answer, never a crash", "[fabric][elf]") {
+  const ImageTree tree("image");
+  const std::string path = tree.path() + "/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so";
+  std::ifstream in(path, std::ios::binary);
+  const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const ImageRoot healthy(tree.path());
+  auto file = healthy.open("/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so");
+  REQUIRE(file);
+  // The ELF and program headers, then the dynamic section and its strings (the last 4 KiB).
+  std::vector<std::size_t> offsets;
+  for (std::size_t i = 0; i < 64 + 56 * 8 && i < good.size(); ++i) {
+    offsets.push_back(i);
+  }
+  for (std::size_t i = good.size() > 4096 ? good.size() - 4096 : 0; i < good.size(); i += 3) {
+    offsets.push_back(i);
+  }
+  int answered = 0;
+  for (const std::size_t at : offsets) {
+    for (const char value : {'\xff', '\x00', '\x7f'}) {
+      std::string bad = good;
+      bad[at] = value;
+      write_bytes(path, bad);
+      const ImageRoot root(tree.path());
+      auto f = root.open("/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so");
+      REQUIRE(f);
+      const auto info = read_elf_info(*f);
+      (void)find_section(*f, ".rodata");
+      answered += info ? 1 : (info.error().why.empty() ? 0 : 1);
+    }
+  }
+  CHECK(answered == static_cast<int>(offsets.size() * 3));
+  write_bytes(path, good);
+}

@@ -74,3 +74,25 @@ TEST_CASE("the old ld.so-1.7.0 layout, alone, is read too", "[fabric][ldcache]")
   REQUIRE(cache);
   CHECK(cache->find("libx.so.1", k_em_x86_64) == "/lib/libx.so.1");
 }
+
+TEST_CASE("every byte of a cache corrupted in turn: parsed or refused, never a crash", "[fabric][ldcache]") {
+  const ImageTree tree("image");
+  const std::string good = slurp(tree.path() + "/etc/ld.so.cache");
+  int parsed = 0, refused = 0;
+  for (std::size_t at = 0; at < good.size(); ++at) {
+    for (const char value : {'\xff', '\x00', '\x41'}) {
+      std::string bad = good;
+      bad[at] = value;
+      auto cache = LdCache::parse(bad);
+      if (cache) {
+        (void)cache->find("libhwloc.so.15", k_em_x86_64);
+        ++parsed;
+      } else {
+        CHECK_FALSE(cache.error().empty());
+        ++refused;
+      }
+    }
+  }
+  CHECK(parsed + refused == static_cast<int>(good.size() * 3));
+  CHECK(refused > 0);
+}

@@ -246,7 +246,7 @@ TEST_CASE("a symlink loop and a truncated ELF file: a clear warning, no crash, n
                              "/usr/lib/x86_64-linux-gnu/libhwloc.so.15: file too short"));
 }
 
-TEST_CASE("mlx5 verbs devices beside EFA ones fail under strict", "[fabric][checks]") {
+TEST_CASE("mlx5 verbs devices beside EFA ones fail a multi-node pod under strict", "[fabric][checks]") {
   const ImageTree tree("p4de-ofi");
   add_mlx5(tree);
   const Plan plan = plan_of(tree);
@@ -256,6 +256,8 @@ TEST_CASE("mlx5 verbs devices beside EFA ones fail under strict", "[fabric][chec
   CHECK_THAT(c.fix, Catch::StartsWith("remove the /dev/infiniband hostPath mount"));
   CHECK(plan.exit_code() == 78);
   CHECK(plan_of(tree, {}, {{"checks", "warn"}}).exit_code() == 0);
+  CHECK(check(plan_of(tree, {}, {{"nodes", "1"}, {"hostname", "training-0"}}), "efa-provider").status ==
+        CheckStatus::warn);
 }
 
 TEST_CASE("GPUDirect RDMA per instance type and node", "[fabric][checks][gdr]") {
