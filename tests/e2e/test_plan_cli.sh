@@ -7,7 +7,7 @@ with_shm() {  # with_shm SIZE CMD... : runs CMD with a SIZE tmpfs at $tree/dev/s
   local size=$1; shift
   unshare -m bash -c 'mount -t tmpfs -o size="$1" tmpfs "$2/dev/shm" && shift 2 && exec "$@"' _ "$size" "$tree" "$@"
 }
-tree=$WORK/p4de; make_tree p4de "$tree" training-0
+tree=$WORK/p4de; make_tree p4de-ofi "$tree" training-0
 have_tmpfs=0; with_shm 1m true 2>/dev/null && have_tmpfs=1
 
 common=(--host-root "$tree" --nodes 4 --namespace ml --service training-svc)

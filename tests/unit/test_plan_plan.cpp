@@ -44,13 +44,13 @@ const std::vector<std::string> k_command = {"python3", "-m", "training.main", "-
 }  // namespace
 
 TEST_CASE("golden JSON plan of a p4de head", "[plan][golden]") {
-  const NodeTree tree("p4de", "training-0");
+  const NodeTree tree("p4de-ofi", "training-0");
   const Plan plan = make_plan(fixtures::config(k_flags), p4de_pod(tree, "training-0", {{"NCCL_DEBUG", "INFO"}}), k_command);
   check_golden("plan-p4de-head.json", render_plan_json(plan));
 }
 
 TEST_CASE("golden JSON plan of a p4de worker", "[plan][golden]") {
-  const NodeTree tree("p4de", "training-2");
+  const NodeTree tree("p4de-ofi", "training-2");
   const Plan plan = make_plan(fixtures::config(k_flags), p4de_pod(tree, "training-2"), k_command);
   check_golden("plan-p4de-worker.json", render_plan_json(plan));
 }
@@ -70,7 +70,7 @@ TEST_CASE("a failed check stops a strict plan with 78, not a warn one", "[plan]"
 }
 
 TEST_CASE("p5 plan raises the open-file limit and memlock before ray start", "[plan]") {
-  const NodeTree tree("p5", "training-1");
+  const NodeTree tree("p5-ofi", "training-1");
   // A p5 pod whose runtime left nofile at 1024 and memlock at 64Ki (raisable to unlimited).
   const util::ProcessLimits limits{util::Limit{65536, std::nullopt}, util::Limit{1024, 1048576}};
   const Plan plan = make_plan(fixtures::config(k_flags), p4de_pod(tree, "training-1", {}, limits), {});
