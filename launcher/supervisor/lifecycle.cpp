@@ -173,7 +173,11 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
       m_command_running = true;
       // With --exec the command replaces raylaunch; the supervisor reports a failed execve as
       // the command's exit (126/127), and the run ends as if it had exited so.
-      out.emplace_back(m_s.exec ? Effect(ExecCommand{}) : Effect(Spawn{Child::command}));
+      if (m_s.exec) {
+        out.emplace_back(ExecCommand{});
+      } else {
+        out.emplace_back(Spawn{Child::command});
+      }
       return out;
     case Wait::head:
       if (!ready) {
