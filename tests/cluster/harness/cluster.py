@@ -64,6 +64,11 @@ class Cluster:
         # Other programs of the "image" ({name: host path}), next to raylaunch: a host path
         # under /tmp would not be visible in the pods (each has its own /tmp).
         self.tools = dict(tools or {})
+        # The checkout when it lives under /tmp (a CI clone): the pods run its fakes and test
+        # programs from their host paths, and each pod has its own /tmp (see _up_network).
+        repo = os.path.realpath(manifest.REPO)
+        self.checkout_in_tmp = repo if repo == "/tmp" or repo.startswith("/tmp/") else None
+        self.host_dirs = []  # [(source on the host, path in the pods)], bound read-only
         for name, path in self.tools.items():
             if not os.access(path, os.X_OK):
                 raise ValueError(f"tools[{name!r}]={path}: not an executable file")
@@ -127,6 +132,13 @@ class Cluster:
         self.network.create()
         self.dns.start()
         self.bin_dir = None
+        if self.checkout_in_tmp:
+            # The shim builds each pod's root on a tmpfs at /tmp, hiding the host's /tmp: bind
+            # the checkout from a path outside it (unmounted with the state directory).
+            src = os.path.join(self.dir, "checkout")
+            os.makedirs(src)
+            netns.run_checked(["mount", "--bind", "-o", "ro", self.checkout_in_tmp, src])
+            self.host_dirs.append((src, self.checkout_in_tmp))
         copies = dict(self.tools)
         if self.raylaunch:
             copies["raylaunch"] = self.raylaunch

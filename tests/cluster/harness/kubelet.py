@@ -62,6 +62,7 @@ class Kubelet:
         binds = self._volume_binds(pod)
         if c.bin_dir:
             binds.insert(0, {"src": c.bin_dir, "dst": "/usr/local/bin", "ro": True})
+        binds += [{"src": src, "dst": dst, "ro": True} for src, dst in c.host_dirs]
         binds += [{"src": os.path.join(pod.dir, f), "dst": f"/etc/{f}"}
                   for f in ("hosts", "hostname", "resolv.conf")]
         shm = None if any(b["dst"] == "/dev/shm" for b in binds) else DEFAULT_SHM
