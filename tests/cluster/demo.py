@@ -76,6 +76,7 @@ def story():
         probe_summary(c)
         say("kubectl delete statefulset training")
         c.stop()
+        c.loop.call(lambda: None)  # the last events are printed
         for p in c.all_pods:
             run = p.runs[-1]
             say(f"  {p.name}: exit {run.exit_code}, termination message: {run.message.strip()!r}")
