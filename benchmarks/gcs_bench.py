@@ -269,7 +269,12 @@ def main():
          f"- machine: {os.cpu_count()} cores, {platform.platform()}; load average "
          f"{load_before[0]:.2f} before, {load_after[0]:.2f} after (other work may share the cores)",
          f"- raylaunch: `{os.path.getsize(rl):,}` bytes, static; GCS: the FAKE GCS of tests/gcs (gRPC C++ 1.51, "
-         "sync server), on loopback", "",
+         "sync server), on loopback", ""]
+    if max(load_before[0], load_after[0]) > os.cpu_count() * 0.75:
+        L += [f"**The machine was busy** (load average above {os.cpu_count() * 0.75:g} on {os.cpu_count()} cores): "
+              "absolute wall times are inflated, even the exec floor's; compare rows of this run, and the "
+              "interleaved A/B, not these figures with another run's.", ""]
+    L += [
          "## 1. Probe cost: `raylaunch probe liveness` (head) vs a Python gRPC client, same RPC", "",
          "Empty `CheckAlive` to the GCS on 127.0.0.1. Wall: hyperfine -N, 20 warm-ups, 300 runs. "
          "CPU (user+system, all threads) and peak RSS: wait4 rusage from a tiny static parent "
