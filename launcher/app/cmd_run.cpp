@@ -1,5 +1,6 @@
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <csignal>
 #include <cstdlib>
@@ -79,10 +80,14 @@ Programs resolve_programs(const Plan& plan, const Config& config, const EnvMap& 
 }
 
 // Process-level changes the plan decided, before anything is spawned: children inherit them.
+// (The Redis preflight is a wait: the supervisor runs it, see RunWaits.)
 void apply_actions(const Plan& plan) {
   for (const Action& action : plan.actions) {
-    const auto& raise = std::get<RaiseLimit>(action);
-    const std::string err = util::set_soft_limit(raise.resource, raise.soft);
+    const auto* raise = std::get_if<RaiseLimit>(&action);
+    if (raise == nullptr) {
+      continue;
+    }
+    const std::string err = util::set_soft_limit(raise->resource, raise->soft);
     if (err.empty()) {
       spdlog::info("{}", describe(action));
     } else {
@@ -102,6 +107,8 @@ void apply_environment(const Plan& plan) {
 supervisor::Settings lifecycle_settings(const Plan& plan, const Config& config) {
   supervisor::Settings s;
   s.head = plan.identity.role == Role::head;
+  s.preflight = std::any_of(plan.actions.begin(), plan.actions.end(),
+                            [](const Action& a) { return std::holds_alternative<WaitForRedis>(a); });
   s.exec = config.exec && s.head;
   s.on_success = config.on_success;
   s.term_grace = config.term_grace;

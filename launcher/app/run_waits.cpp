@@ -3,6 +3,7 @@
 #include "gcs/gcs_node_source.hpp"
 #include "gcs/head_wait.hpp"
 #include "gcs/join_barrier.hpp"
+#include "redis/redis_wait.hpp"
 #include "util/clock.hpp"
 
 namespace launcher {
@@ -23,29 +24,42 @@ RunWaits::RunWaits(const Plan& plan, const Config& config, gcs::Credentials cred
 
 WaitFinished RunWaits::operator()(Wait which, std::stop_token stop) {
   switch (which) {
+    case Wait::preflight:
+      return preflight(stop);
     case Wait::local_gcs:
-      return local_gcs(stop);
+      // `ray start --head` brings the GCS up on every interface; 127.0.0.1 always reaches it.
+      return gcs_answers(which, "local GCS", {"127.0.0.1", m_plan.identity.ray_port}, stop);
     case Wait::join:
       return join(stop);
     case Wait::head:
-      return head(stop);
+      return gcs_answers(which, "head GCS", {m_plan.identity.head_host, m_plan.identity.head_port}, stop);
     case Wait::diagnose:
       return diagnose(stop);
-    case Wait::preflight:
-      break;
   }
   return {which, util::WaitEnd::ready, ""};
 }
 
-WaitFinished RunWaits::local_gcs(std::stop_token stop) {
-  // `ray start --head` brings the GCS up on every interface; 127.0.0.1 always reaches it.
-  const net::HostPort local{"127.0.0.1", m_plan.identity.ray_port};
-  const net::StagedCheck check = gcs::head_gcs_check(local, m_credentials);
+WaitFinished RunWaits::preflight(std::stop_token stop) {
+  for (const Action& action : m_plan.actions) {
+    if (const auto* redis = std::get_if<WaitForRedis>(&action)) {
+      util::SteadyClock clock;
+      const redis::RedisWaitResult r =
+          redis::wait_for_redis({redis->address, {redis->username, m_config.redis_password}},
+                                redis::redis_wait_options(redis->timeout), clock, stop);
+      return {Wait::preflight, r.end, r.reason};
+    }
+  }
+  return {Wait::preflight, util::WaitEnd::ready, ""};
+}
+
+WaitFinished RunWaits::gcs_answers(Wait which, const std::string& what, const net::HostPort& gcs,
+                                   std::stop_token stop) {
+  const net::StagedCheck check = gcs::head_gcs_check(gcs, m_credentials);
   util::SteadyClock clock;
-  const auto r = gcs::wait_for_head("local GCS at " + local.text(),
+  const auto r = gcs::wait_for_head(what + " at " + gcs.text(),
                                     [&](auto timeout, auto s) { return check.attempt(timeout, s); },
                                     gcs::head_wait_options(m_config.join_timeout), clock, stop);
-  return {Wait::local_gcs, r.end, r.reason};
+  return {which, r.end, r.reason};
 }
 
 WaitFinished RunWaits::join(std::stop_token stop) {
@@ -63,16 +77,6 @@ WaitFinished RunWaits::join(std::stop_token stop) {
   const gcs::JoinResult r = gcs::wait_for_nodes(source, options, clock, stop);
   m_state.join_wait = r.elapsed;
   return {Wait::join, r.end, r.reason};
-}
-
-WaitFinished RunWaits::head(std::stop_token stop) {
-  const net::HostPort head{m_plan.identity.head_host, m_plan.identity.head_port};
-  const net::StagedCheck check = gcs::head_gcs_check(head, m_credentials);
-  util::SteadyClock clock;
-  const auto r = gcs::wait_for_head("head GCS at " + head.text(),
-                                    [&](auto timeout, auto s) { return check.attempt(timeout, s); },
-                                    gcs::head_wait_options(m_config.join_timeout), clock, stop);
-  return {Wait::head, r.end, r.reason};
 }
 
 WaitFinished RunWaits::diagnose(std::stop_token stop) {

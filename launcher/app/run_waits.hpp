@@ -20,9 +20,12 @@ class RunWaits {
   supervisor::WaitFinished operator()(supervisor::Wait which, std::stop_token stop);
 
  private:
-  supervisor::WaitFinished local_gcs(std::stop_token stop);
+  supervisor::WaitFinished preflight(std::stop_token stop);
+  // A GCS, checked in stages (DNS, TCP, CheckAlive) until it answers: the head's own, or a
+  // worker's head.
+  supervisor::WaitFinished gcs_answers(supervisor::Wait which, const std::string& what, const net::HostPort& gcs,
+                                       std::stop_token stop);
   supervisor::WaitFinished join(std::stop_token stop);
-  supervisor::WaitFinished head(std::stop_token stop);
   supervisor::WaitFinished diagnose(std::stop_token stop);
 
   const Plan& m_plan;
