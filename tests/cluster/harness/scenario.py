@@ -110,7 +110,8 @@ def assert_clean_end(c, run, name, code, message):
     `message`: no SIGKILL from the kubelet, no process that outlived Ray, nothing forced."""
     assert run.exit_code == code, f"{name}: exit {run.exit_code}, expected {code}\n{run.text()[-2000:]}"
     assert run.signal is None, f"{name}: killed by signal {run.signal}"
-    assert (run.message or "").startswith(message), f"{name}: termination message {run.message!r}, expected {message!r}..."
+    assert (run.message or "").startswith(message), \
+        f"{name}: termination message {run.message!r}, expected {message!r}..."
     forced = [t for t in ("SIGKILL", "outlived ray start") if t in run.text()]
     assert not forced, f"{name}: a forced shutdown ({forced}):\n{run.text()[-2000:]}"
     killed = [e for e in c.events if e.pod == name and "grace period over" in e.message]

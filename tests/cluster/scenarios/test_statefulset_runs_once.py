@@ -27,7 +27,8 @@ def test_four_pods_run_the_command_once_and_the_head_stays():
         wait_log(c, "training-0", "staying up (--on-success stay)")
 
         # stay: every pod ready, the head included, for several probe periods; no rerun.
-        c.wait_for(lambda: len(c.pods) == 4 and all(p.ready for p in c.pods), 60, "all pods ready")
+        # Up to ~36 s: a worker's cached "not registered" (a known bug, see scenario 7).
+        c.wait_for(lambda: len(c.pods) == 4 and all(p.ready for p in c.pods), 90, "all pods ready")
         checks = len(c.probes_of(head, "liveness"))
         c.wait_for(lambda: len(c.probes_of(head, "liveness")) >= checks + 5, 30, "5 more liveness probes")
         ok, _, answer = c.http_get("training-0", 8081, "/livez")

@@ -35,9 +35,9 @@ def test_a_restarted_worker_is_counted_once():
 
         c.release("training-2")
         c.wait_for(lambda: launched(c) == 1, 60, "the launch command")
-        head = c.pod("training-0")
         wait_log(c, "training-0", "3/3 nodes alive after", 10)
-        eq((worker.ip, worker.hostname, worker.exit_codes), (ip, "training-1", [137]), "training-1 (ip, hostname, exits)")
+        eq((worker.ip, worker.hostname, worker.exit_codes), (ip, "training-1", [137]),
+           "training-1 (ip, hostname, exits)")
         eq([p.restart_count for p in c.pods], [0, 1, 0], "restarts")
         c.stop()
         eq(launched(c), 1, "launch command runs")
