@@ -20,9 +20,11 @@ net::StagedCheck head_gcs_check(const net::HostPort& head, Credentials credentia
         if (version) {
           return net::ProtocolAnswer{net::ProtocolAnswer::Kind::ready, version.value()};
         }
-        return net::ProtocolAnswer{
-            version.error().permanent() ? net::ProtocolAnswer::Kind::refused : net::ProtocolAnswer::Kind::failed,
-            version.error().describe()};
+        if (version.error().permanent()) {
+          return net::ProtocolAnswer{net::ProtocolAnswer::Kind::refused,
+                                     "rejected the request: " + version.error().describe()};
+        }
+        return net::ProtocolAnswer{net::ProtocolAnswer::Kind::failed, version.error().describe()};
       });
 }
 
@@ -43,24 +45,12 @@ HeadWaitResult wait_for_head(const std::string& what, const HeadAttemptFn& attem
   result.end = report.end;
   result.attempts = report.attempts;
   result.elapsed = report.elapsed;
-  switch (report.end) {
-    case util::WaitEnd::ready:
-      result.ray_version = report.last_line;
-      spdlog::info("{} answered (Ray {}) after {} ms, {} attempts", what, result.ray_version, result.elapsed.count(),
-                   result.attempts);
-      break;
-    case util::WaitEnd::refused:
-      result.reason = what + " rejected the request: " + report.last_line;
-      break;
-    case util::WaitEnd::stopped:
-      result.reason = "wait for the " + what + " stopped after " + util::format_duration(result.elapsed);
-      break;
-    case util::WaitEnd::not_ready:
-    case util::WaitEnd::unreachable:
-      result.reason = what + " not ready at the " + util::format_duration(options.timeout) + " deadline: " +
-                      (report.last_line.empty() ? std::string("no attempt finished") : report.last_line);
-      break;
+  if (report.end == util::WaitEnd::ready) {
+    result.ray_version = report.last_line;
+    spdlog::info("{} answered (Ray {}) after {} ms, {} attempts", what, result.ray_version, result.elapsed.count(),
+                 result.attempts);
   }
+  result.reason = util::describe_end(what, report, options);
   return result;
 }
 

@@ -46,26 +46,13 @@ RedisWaitResult wait_for_redis(const std::string& what, const RedisAttemptFn& at
   result.end = report.end;
   result.attempts = report.attempts;
   result.elapsed = report.elapsed;
-  switch (report.end) {
-    case util::WaitEnd::ready:
-      result.answer = report.last_line;
-      spdlog::info("{} is ready: {} ({} ms, {} attempts)", what, result.answer, result.elapsed.count(),
-                   result.attempts);
-      break;
-    case util::WaitEnd::refused:
-      result.reason = what + ": " + report.last_line;
-      break;
-    case util::WaitEnd::stopped:
-      result.reason = "wait for " + what + " stopped after " + util::format_duration(result.elapsed);
-      break;
-    case util::WaitEnd::not_ready:  // a Redis attempt is never `waiting`; kept for completeness
-      result.end = util::WaitEnd::unreachable;
-      [[fallthrough]];
-    case util::WaitEnd::unreachable:
-      result.reason = what + " not ready at the " + util::format_duration(options.timeout) + " deadline: " +
-                      (report.last_line.empty() ? std::string("no attempt finished") : report.last_line);
-      break;
+  if (report.end == util::WaitEnd::ready) {
+    result.answer = report.last_line;
+    spdlog::info("{} is ready: {} ({} ms, {} attempts)", what, result.answer, result.elapsed.count(), result.attempts);
   }
+  // A Redis attempt is never `waiting`, so never `not_ready`: the deadline finds it unreachable.
+  result.end = report.end == util::WaitEnd::not_ready ? util::WaitEnd::unreachable : report.end;
+  result.reason = util::describe_end(what, report, options);
   return result;
 }
 

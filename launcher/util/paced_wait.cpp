@@ -59,6 +59,22 @@ int exit_code_of(WaitEnd end, int stop_signal) {
   return exit_code::software;
 }
 
+std::string describe_end(const std::string& what, const WaitReport& report, const WaitOptions& options) {
+  switch (report.end) {
+    case WaitEnd::ready:
+      return "";
+    case WaitEnd::refused:
+      return what + ": " + report.last_line;
+    case WaitEnd::stopped:
+      return "wait for " + what + " stopped after " + format_elapsed(report.elapsed);
+    case WaitEnd::not_ready:
+    case WaitEnd::unreachable:
+      break;
+  }
+  return what + " not ready at the " + format_duration(options.timeout) +
+         " deadline: " + (report.last_line.empty() ? std::string("no attempt finished") : report.last_line);
+}
+
 WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock& clock, std::stop_token stop,
                       const std::function<Attempt(std::chrono::milliseconds, std::stop_token)>& attempt) {
   WaitReport report;

@@ -66,4 +66,9 @@ int exit_code_of(WaitEnd end, int stop_signal);
 WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock& clock, std::stop_token stop,
                       const std::function<Attempt(std::chrono::milliseconds timeout, std::stop_token stop)>& attempt);
 
+// The one-line reason a wait did not end ready, in one style for every wait: "<what> not ready
+// at the 30s deadline: <last line>", "<what>: <the refusal>", "wait for <what> stopped after
+// 1.2s"; "" when it was ready. (The join barrier, whose end is about counts, words its own.)
+std::string describe_end(const std::string& what, const WaitReport& report, const WaitOptions& options);
+
 }  // namespace launcher::util

@@ -45,11 +45,11 @@ TEST_CASE("the head wait names the failing stage at the deadline") {
 
 TEST_CASE("the head wait stops at a refusal") {
   FakeClock clock;
-  const auto r = wait_for_head(k_head, script({{Kind::refused, "UNAUTHENTICATED: InvalidAuthToken"}}),
+  const auto r = wait_for_head(k_head, script({{Kind::refused, "rejected the request: UNAUTHENTICATED: InvalidAuthToken"}}),
                                head_wait_options(60s), clock, {});
   CHECK(r.end == WaitEnd::refused);
   CHECK(r.attempts == 1);
-  CHECK(r.reason == k_head + " rejected the request: UNAUTHENTICATED: InvalidAuthToken");
+  CHECK(r.reason == k_head + ": rejected the request: UNAUTHENTICATED: InvalidAuthToken");
 }
 
 TEST_CASE("the head wait ends at once when stopped") {
