@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <deque>
 
+#include "fake_clock.hpp"
 #include "util/paced_wait.hpp"
 
 using namespace launcher::util;
@@ -9,24 +10,7 @@ using Kind = Attempt::Kind;
 
 namespace {
 
-// Moves only when the loop sleeps or an attempt "takes" time.
-class FakeClock final : public Clock {
- public:
-  TimePoint now() override { return m_now; }
-  bool sleep_for(std::chrono::milliseconds d, std::stop_token stop) override {
-    if (stop.stop_requested()) {
-      return false;
-    }
-    m_now += d;
-    slept.push_back(d);
-    return true;
-  }
-  void advance(std::chrono::milliseconds d) { m_now += d; }
-  std::vector<std::chrono::milliseconds> slept;
-
- private:
-  TimePoint m_now{};
-};
+using test_support::FakeClock;
 
 WaitOptions options(std::chrono::milliseconds timeout) {
   WaitOptions o;
@@ -45,10 +29,10 @@ TEST_CASE("paced wait: answered-but-waiting polls are paced, failures back off",
   });
   CHECK(r.end == WaitEnd::not_ready);
   CHECK(r.answered);
-  REQUIRE(clock.slept.size() > 6);
-  CHECK(clock.slept[1] > clock.slept[0]);  // backoff grows while failing
-  for (std::size_t i = 5; i + 1 < clock.slept.size(); ++i) {
-    CHECK(clock.slept[i] == 275ms);  // answered: the minimum interval
+  REQUIRE(clock.slept().size() > 6);
+  CHECK(clock.slept()[1] > clock.slept()[0]);  // backoff grows while failing
+  for (std::size_t i = 5; i + 1 < clock.slept().size(); ++i) {
+    CHECK(clock.slept()[i] == 275ms);  // answered: the minimum interval
   }
 }
 
@@ -58,7 +42,7 @@ TEST_CASE("paced wait: slow answers stretch the interval", "[util][wait]") {
     clock.advance(100ms);
     return Attempt{Kind::waiting, "line"};
   });
-  CHECK(clock.slept.front() == 1000ms);
+  CHECK(clock.slept().front() == 1000ms);
 }
 
 TEST_CASE("paced wait: the last failure at the deadline is unreachable; no attempt past it", "[util][wait]") {

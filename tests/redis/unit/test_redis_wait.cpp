@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <deque>
 
+#include "fake_clock.hpp"
 #include "redis/redis_wait.hpp"
 
 using namespace launcher;
@@ -9,22 +10,7 @@ using Kind = util::Attempt::Kind;
 
 namespace {
 
-// Fake (test only): a clock that moves when the loop sleeps or an attempt "takes" time.
-class FakeClock final : public util::Clock {
- public:
-  TimePoint now() override { return m_now; }
-  bool sleep_for(std::chrono::milliseconds d, std::stop_token stop) override {
-    if (stop.stop_requested()) {
-      return false;
-    }
-    m_now += d;
-    return true;
-  }
-  void advance(std::chrono::milliseconds d) { m_now += d; }
-
- private:
-  TimePoint m_now{};
-};
+using test_support::FakeClock;
 
 // Plays `attempts` in order, the last repeating; each takes `cost` on the fake clock.
 struct Script {
