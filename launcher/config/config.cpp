@@ -89,18 +89,9 @@ class Parser {
   std::vector<std::string> m_problems;
 };
 
-Apply int_in(std::int64_t min, std::int64_t max, int& out) {
-  return [min, max, &out](const std::string& text) {
-    const auto v = util::parse_int(text, min, max);
-    if (!v) {
-      return v.error();
-    }
-    out = static_cast<int>(*v);
-    return std::string();
-  };
-}
-
-Apply opt_int_in(std::int64_t min, std::int64_t max, std::optional<int>& out) {
+// A whole number in [min, max], into an int or an optional<int>.
+template <typename Out>
+Apply int_in(std::int64_t min, std::int64_t max, Out& out) {
   return [min, max, &out](const std::string& text) {
     const auto v = util::parse_int(text, min, max);
     if (!v) {
@@ -223,7 +214,7 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   }
   Parser p(raw, keys);
   p.field("nodes", int_in(1, k_max_nodes, c.nodes));
-  p.field("ordinal", opt_int_in(0, k_max_nodes - 1, c.ordinal));
+  p.field("ordinal", int_in(0, k_max_nodes - 1, c.ordinal));
   p.field("hostname", dns_name(net::is_dns_label, "a pod host name such as training-3 (a DNS label: a-z, 0-9, '-', "
                                                   "at most 63 characters)",
                                c.hostname));
@@ -272,8 +263,8 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   p.field("checks", one_of<ChecksPolicy>(
                         {{"strict", ChecksPolicy::strict}, {"warn", ChecksPolicy::warn}, {"off", ChecksPolicy::off}},
                         c.checks));
-  p.field("gpus", opt_int_in(0, 64, c.gpus));
-  p.field("efa", opt_int_in(0, 64, c.efa));
+  p.field("gpus", int_in(0, 64, c.gpus));
+  p.field("efa", int_in(0, 64, c.efa));
   p.field("shm_min", size_in(0, k_max_bytes, c.shm_min));
   p.field("host_root", [&](const std::string& t) {
     c.host_root = t;
