@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""GCS benchmarks of raylaunch (issues 3 and 9), run by benchmarks/run; writes benchmarks/results/gcs.md.
+"""GCS benchmarks of raylaunch (issues 3 and 9), run by benchmarks/gcs; writes benchmarks/results/gcs.md.
 Not a test: nothing here fails on a slow figure; the report says which targets were met.
 
 1. Probe cost: `raylaunch probe liveness` (head: CheckAlive on 127.0.0.1) vs the same RPC from
@@ -265,7 +265,7 @@ def main():
     bare = probe["bare gRPC C++ CheckAlive client (static)"]
     j4 = joins[0]
     p4096 = polls[-1]
-    L = ["# raylaunch GCS benchmarks (benchmarks/run)", "",
+    L = ["# raylaunch GCS benchmarks (benchmarks/gcs)", "",
          f"- machine: {os.cpu_count()} cores, {platform.platform()}; load average "
          f"{load_before[0]:.2f} before, {load_after[0]:.2f} after (other work may share the cores)",
          f"- raylaunch: `{os.path.getsize(rl):,}` bytes, static; GCS: the FAKE GCS of tests/gcs (gRPC C++ 1.51, "

@@ -3,7 +3,7 @@
 (tests/fakes) and FAKE GCS (tests/gcs/fake). Not tests: nothing fails on a slow figure; the
 report says which targets were met. Writes benchmarks/results/run.md.
 
-  run_bench.py RAYLAUNCH FAKE_GCS OUT.md
+  supervisor_bench.py RAYLAUNCH FAKE_GCS OUT.md
 
 1. last pod joins -> the command's first instruction (target: median <= 0.5 s)
 2. SIGTERM to raylaunch -> the command receives it (target: median <= 2 ms)
@@ -192,7 +192,7 @@ def main():
     ok = lambda b: "met" if b else "**missed**"
     cpus = os.cpu_count()
     lines = [
-        "# `raylaunch run` benchmarks (benchmarks/run_bench.py)",
+        "# `raylaunch run` benchmarks (benchmarks/supervisor_bench.py)",
         "",
         f"One run on {cpus} cores ({os.uname().machine}); the static `build/raylaunch` supervising the FAKE ray CLI "
         "and FAKE GCS. Medians; each row's numbers come from the same run.",
