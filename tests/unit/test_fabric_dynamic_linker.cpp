@@ -56,7 +56,7 @@ TEST_CASE("the EFA plugin and all it needs, found the way ld.so finds them", "[f
   CHECK(r.object("libfabric.so.1")->needed_by == "/opt/amazon/ofi-nccl/lib/libnccl-net.so");
 }
 
-TEST_CASE("DT_RUNPATH serves only its own object's needs; DT_RPATH is inherited", "[fabric][linker]") {
+TEST_CASE("DT_RUNPATH serves only its own object's needs, DT_RPATH is inherited", "[fabric][linker]") {
   const ImageTree tree("image");
   // libtop needs libmid (in /opt/x); libmid needs libleaf (in /opt/x too) but has no path of its own.
   tree.lib("/opt/x/libleaf.so", "libleaf.so", "leaf");
@@ -126,7 +126,7 @@ TEST_CASE("$ORIGIN is the directory the object was found in", "[fabric][linker]"
   CHECK(via_link.missing.front().searched.front().dirs == std::vector<std::string>{"/opt/other/../lib"});
 }
 
-TEST_CASE("files for another word size are passed over; broken ones end the search", "[fabric][linker]") {
+TEST_CASE("files for another word size are passed over, broken ones end the search", "[fabric][linker]") {
   const ImageTree tree("image");
   tree.lib("/opt/good/libq.so.1", "libq.so.1", "good");
   tree.sh("mkdir -p opt/first && printf '\\177ELF\\001\\001\\001' > opt/first/libq.so.1 && "

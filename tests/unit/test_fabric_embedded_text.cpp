@@ -29,7 +29,7 @@ TEST_CASE("the aws-ofi-nccl and NCCL version strings, from .rodata", "[fabric][v
   CHECK(word(root, "/opt/old/libnccl-net.so", "NET/OFI Initializing aws-ofi-nccl ") == "1.13.2-aws");
 }
 
-TEST_CASE("a marker across a 1 MiB chunk boundary is found; none past the limit", "[fabric][version]") {
+TEST_CASE("a marker across a 1 MiB chunk boundary is found, none past the limit", "[fabric][version]") {
   const ImageTree tree("image");
   // No section headers: the file is scanned from its start, in reads of 1 MiB plus an overlap
   // of the marker and 64 bytes; the first pad puts the marker across the first read's end.

@@ -116,7 +116,7 @@ TEST_CASE("fewer GPUs than expected fail", "[checks]") {
   CHECK(c.detail == "4 GPUs found, 8 expected (p4de.24xlarge)");
 }
 
-TEST_CASE("limited memlock with EFA warns; raisable memlock passes, and the plan raises it", "[checks]") {
+TEST_CASE("limited memlock with EFA warns, raisable memlock passes, and the plan raises it", "[checks]") {
   NodeFacts n = p4de_facts();
   CHECK(find(run(n, {}, with_memlock({65536, 65536})), "memlock").status == CheckStatus::warn);
   CHECK_FALSE(memlock_raise(n, with_memlock({65536, 65536})).has_value());

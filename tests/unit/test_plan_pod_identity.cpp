@@ -46,7 +46,7 @@ TEST_CASE("ordinal 0 is the head", "[identity]") {
   CHECK(id.cluster_domain_source == "default");
 }
 
-TEST_CASE("JOB_COMPLETION_INDEX beats the hostname; an explicit ordinal beats both", "[identity]") {
+TEST_CASE("JOB_COMPLETION_INDEX beats the hostname, an explicit ordinal beats both", "[identity]") {
   const Config c = config({{"nodes", "4"}, {"namespace", "ml"}, {"service", "svc"}});
   CHECK(resolve_identity(c, facts("job-2", {{"JOB_COMPLETION_INDEX", "2"}})).ordinal_source == "JOB_COMPLETION_INDEX");
   const Config explicit_ordinal = config({{"nodes", "4"}, {"namespace", "ml"}, {"service", "svc"}, {"ordinal", "1"}});

@@ -191,7 +191,7 @@ TEST_CASE("SIGTERM in every phase: nothing left, exit 143", "[lifecycle][signals
   }
 }
 
-TEST_CASE("SIGINT ends the run like SIGTERM (exit 130); other signals are only forwarded", "[lifecycle][signals]") {
+TEST_CASE("SIGINT ends the run like SIGTERM (exit 130), other signals are only forwarded", "[lifecycle][signals]") {
   for (int sig : {SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) {
     INFO(sig);
     Lifecycle l = head_running_command();
@@ -272,7 +272,7 @@ TEST_CASE("worker: an unreachable head ends the run with 69 and nothing started"
   CHECK(words(e) == W{"exit:69"});
 }
 
-TEST_CASE("preflight: Redis first; a refusal ends the run before ray start", "[lifecycle]") {
+TEST_CASE("preflight: Redis first, a refusal ends the run before ray start", "[lifecycle]") {
   Settings s = head();
   s.preflight = true;
   Lifecycle ok(s);
@@ -283,7 +283,7 @@ TEST_CASE("preflight: Redis first; a refusal ends the run before ray start", "[l
   CHECK(words(refused.on(WaitFinished{Wait::preflight, WaitEnd::refused, "WRONGPASS"})) == W{"exit:69"});
 }
 
-TEST_CASE("--exec: ray start without --block returns 0, the command replaces raylaunch", "[lifecycle]") {
+TEST_CASE("exec mode: ray start without --block returns 0, the command replaces raylaunch", "[lifecycle]") {
   Settings s = head();
   s.exec = true;
   Lifecycle l(s);

@@ -45,7 +45,7 @@ TEST_CASE("paced wait: slow answers stretch the interval", "[util][wait]") {
   CHECK(clock.slept().front() == 1000ms);
 }
 
-TEST_CASE("paced wait: the last failure at the deadline is unreachable; no attempt past it", "[util][wait]") {
+TEST_CASE("paced wait: the last failure at the deadline is unreachable, no attempt past it", "[util][wait]") {
   FakeClock clock;
   std::vector<std::chrono::milliseconds> timeouts;
   const WaitReport r = paced_wait("x", options(3s), clock, {}, [&](auto t, auto) {

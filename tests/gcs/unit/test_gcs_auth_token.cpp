@@ -101,7 +101,7 @@ TEST_CASE("an unreadable RAY_AUTH_TOKEN_PATH fails only when RAY_AUTH_MODE=token
   }
 }
 
-TEST_CASE("~/.ray/auth_token is the last source; RAY_AUTH_MODE=token without any token is an error") {
+TEST_CASE("~/.ray/auth_token is the last source, RAY_AUTH_MODE=token without any token is an error") {
   const TempHome home("tok-from-home\n");
   const auto t = load_auth_token({{"HOME", home.path}, {"RAY_AUTH_MODE", "TOKEN"}}, k_no_k8s);
   REQUIRE(t.ok());
@@ -140,7 +140,7 @@ TEST_CASE("the Kubernetes token mode reads the service-account token before ~/.r
   }
 }
 
-TEST_CASE("an empty token file is an error; an empty RAY_AUTH_TOKEN counts as unset") {
+TEST_CASE("an empty token file is an error, an empty RAY_AUTH_TOKEN counts as unset") {
   const TempFile f("\n");
   const auto t =
       load_auth_token({{"RAY_AUTH_TOKEN", ""}, {"RAY_AUTH_TOKEN_PATH", f.path}, {"RAY_AUTH_MODE", "token"}}, k_no_k8s);

@@ -253,7 +253,7 @@ class LightSource final : public NodeSource {
 
 }  // namespace
 
-TEST_CASE("light polls between named ones; only a table with names decides the join") {
+TEST_CASE("light polls between named ones, only a table with names decides the join") {
   FakeClock clock;
   using P = std::vector<std::pair<const char*, const char*>>;
   LightSource source(clock, {P{{"training-0", "10.0.0.1"}}, P{{"training-0", "10.0.0.1"}, {"training-1", "10.0.0.2"}},
