@@ -51,7 +51,9 @@ def probes_between(c, name, kind, start, end):
 
 
 def test_probes_from_start_to_the_head_gone():
-    image_env = {"RAY_gcs_rpc_server_reconnect_timeout_s": str(RECONNECT_S)}
+    # Ray 2.40: its GCS filters GetAllNodeInfo by node name, so a worker's readiness is asked
+    # fresh each time (for Ray <= 2.35 it is kept 30 s: see the known bug below).
+    image_env = {"RAY_gcs_rpc_server_reconnect_timeout_s": str(RECONNECT_S), "FAKE_RAY_VERSION": "2.40.0"}
     with raylaunch_cluster("p4de", replicas=3, launch=UNTIL_DONE, image_env=image_env) as c:
         c.start(hold=["training-0", "training-2"])
         expect(c, "training-1", "200 ok: starting (waiting_head)", "503 not ready: waiting_head",
@@ -87,15 +89,20 @@ def test_probes_from_start_to_the_head_gone():
         c.hold("training-0")
         c.delete_pod("training-0")
         gone_at = wait_exit(c, "training-0", 0, 60).finished_at
-        c.wait_for(lambda: not c.pod("training-1").ready, 30, "training-1 not ready")
         # Its liveness while its raylet still runs (RECONNECT_S): the first 8 probes after.
         c.wait_for(lambda: len(probes_between(c, "training-1", "liveness", gone_at, 1e9)) >= 8, RECONNECT_S,
                    "8 liveness probes of training-1 after the head was gone")
         alive = probes_between(c, "training-1", "liveness", gone_at, 1e9)[:8]
         eq([r for r in alive if not r.ok], [], "training-1's liveness after the head was gone")
-        run = wait_exit(c, "training-1", 0, RECONNECT_S + 60)
+        not_ready = c.wait_for(lambda: next((e.t for e in c.events if e.pod == "training-1" and e.t > gone_at
+                                             and e.reason == "NotReady"), None), 30, "training-1 NotReady")
+        try:
+            run = wait_exit(c, "training-1", 0, RECONNECT_S + 60)
+        except TimeoutError:
+            raise AssertionError("training-1's raylet did not give up on its gone head; its log:\n" +
+                                 c.exec("training-1", ["tail", "-5", "/tmp/ray/session_latest/logs/raylet.err"])[1])
         ray_exit = next(line.t for line in run.log if "ray start (pid" in line.text and "exited" in line.text)
-        assert alive[-1].t + alive[-1].duration < ray_exit, (alive[-1], ray_exit)
+        assert alive[-1].t + alive[-1].duration < ray_exit and not_ready < ray_exit, (alive[-1], not_ready, ray_exit)
         eq([e for e in c.events if e.pod == "training-1" and "liveness" in e.message and e.reason == "Killing"],
            [], "training-1 killed by its liveness probe")
         assert_clean_end(c, run, "training-1", 69, "ray start exited with 1")
