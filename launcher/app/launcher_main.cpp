@@ -102,6 +102,7 @@ int check_stdout(int code) {
 }  // namespace
 
 int launcher_main(int argc, char** argv) {
+  block_handled_signals();  // before anything else: a SIGTERM to PID 1 must never be lost
   try {
     const Parsed parsed = parse_command_line(argc, argv);          // which command, its settings
     if (parsed.spec == nullptr) {

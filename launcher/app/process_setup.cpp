@@ -19,10 +19,10 @@ const sigset_t& handled_signals() {
   return set;
 }
 
+void block_handled_signals() { pthread_sigmask(SIG_BLOCK, &handled_signals(), nullptr); }
+
 void setup_process(const Config& config, SignalMode mode) {
-  if (mode == SignalMode::handled) {
-    pthread_sigmask(SIG_BLOCK, &handled_signals(), nullptr);
-  }
+  pthread_sigmask(mode == SignalMode::handled ? SIG_BLOCK : SIG_UNBLOCK, &handled_signals(), nullptr);
   setup_logging(config.log_format, config.log_level);
   gcs::route_grpc_logs();
 }

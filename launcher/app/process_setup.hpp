@@ -16,9 +16,17 @@ enum class SignalMode {
 // The signals a `handled` command reads itself.
 const sigset_t& handled_signals();
 
+// Blocks handled_signals(): the first thing main does, before parsing a single argument. As
+// PID 1 a signal at its default disposition is dropped, so a SIGTERM arriving in the
+// milliseconds before setup_process would be lost and the pod would run out its grace period.
+// Blocked, it stays pending: `run` reads it from its signalfd, the others get it on unblock.
+void block_handled_signals();
+
 // The process set-up every command makes once, first, before any thread exists (gRPC and
 // c-ares threads inherit the signal mask of the thread that creates them): logging, gRPC's
-// own log lines routed through it, and the signal mask. Calling it again only reconfigures.
+// own log lines routed through it, and the signal mask (a `defaults` command unblocks what
+// block_handled_signals blocked; a pending signal then acts at once). Calling it again only
+// reconfigures.
 void setup_process(const Config& config, SignalMode mode);
 
 }  // namespace launcher

@@ -4,6 +4,7 @@
 
 #include "gcs/gcs_client.hpp"
 #include "util/parse.hpp"
+#include "util/strings.hpp"
 
 namespace launcher::gcs {
 
@@ -47,8 +48,8 @@ HeadWaitResult wait_for_head(const std::string& what, const HeadAttemptFn& attem
   result.elapsed = report.elapsed;
   if (report.end == util::WaitEnd::ready) {
     result.ray_version = report.last_line;
-    spdlog::info("{} answered (Ray {}) after {} ms, {} attempts", what, result.ray_version, result.elapsed.count(),
-                 result.attempts);
+    spdlog::info("{} answered (Ray {}) after {} ms, {}", what, result.ray_version, result.elapsed.count(),
+                 util::plural(result.attempts, "attempt"));
   }
   result.reason = util::describe_end(what, report, options);
   return result;

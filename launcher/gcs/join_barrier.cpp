@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "util/parse.hpp"
+#include "util/strings.hpp"
 
 namespace launcher::gcs {
 
@@ -105,8 +106,8 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
     // "4/4 nodes alive after 4.1s (16 polls); counted once despite …"
     const std::string& line = report.last_line;
     const auto notes = line.find(';');
-    spdlog::info("{} after {:.1f}s ({} polls){}", line.substr(0, notes),
-                 static_cast<double>(result.elapsed.count()) / 1000.0, result.polls,
+    spdlog::info("{} after {:.1f}s ({}){}", line.substr(0, notes),
+                 static_cast<double>(result.elapsed.count()) / 1000.0, util::plural(result.polls, "poll"),
                  notes == std::string::npos ? std::string() : line.substr(notes));
   }
   result.reason = final_reason(source, options, result);

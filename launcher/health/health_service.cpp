@@ -1,10 +1,18 @@
 #include "health/health_service.hpp"
 
 #include "health/metrics.hpp"
+#include "util/parse.hpp"
 
 namespace launcher::health {
 
 using supervisor::Phase;
+
+namespace {
+
+// How long after `ray start` a worker's silent raylet still counts as starting.
+constexpr std::chrono::seconds k_raylet_start_window{60};
+
+}  // namespace
 
 HealthService::HealthService(const supervisor::RunState& state, ProbeCache& probes, std::string version)
     : m_state(state), m_probes(probes), m_version(std::move(version)) {}
@@ -54,6 +62,15 @@ void HealthService::livez(Respond respond) {
       break;
   }
   m_probes.get(ProbeKind::liveness, [this, respond = std::move(respond)](const ProbeAnswer& a) mutable {
+    // A worker's raylet needs a moment after `ray start` before it listens: not a reason to
+    // restart the pod (if Ray fails to come up, `ray start` exits and the run ends anyway).
+    const auto since = std::chrono::steady_clock::now() - m_state.ray_started_at;
+    if (!a.healthy && !m_state.head && m_state.phase == Phase::running_ray && since < k_raylet_start_window) {
+      answer("livez", true, "starting: ray start began " +
+                                util::format_elapsed(std::chrono::duration_cast<std::chrono::milliseconds>(since)) +
+                                " ago; " + a.line, respond);
+      return;
+    }
     answer("livez", a.healthy, a.line, respond);
   });
 }

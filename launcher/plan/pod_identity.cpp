@@ -139,6 +139,30 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
     id.cluster_domain_source = "default";
   }
 
+  // The kubelet's FQDN line is the truth about this pod's DNS name: a setting that contradicts it
+  // would derive a head name that never resolves, and the pods would wait out the join timeout
+  // (30 min in the manifests) blaming each other. Only matters when the head's name is derived.
+  if (fqdn && !config.head_host && !(config.nodes == 1 && id.role == Role::head)) {
+    const std::string own = facts.hostname + "." + join_from(*fqdn, 0);
+    const auto contradicts = [&](const char* key, const std::string& given, const std::string& actual,
+                                 const char* what) {
+      if (given != actual) {
+        problems.push_back(config.source_of(key) + ": \"" + util::printable(given) + "\" contradicts this pod's own " +
+                           "name in /etc/hosts, " + util::printable(own) + " (expected " + util::printable(actual) +
+                           ", the " + what + "; the head's derived name would not resolve: fix or unset it)");
+      }
+    };
+    if (config.service) {
+      contradicts("service", *config.service, (*fqdn)[0], "pods' headless Service");
+    }
+    if (config.namespace_name) {
+      contradicts("namespace", *config.namespace_name, (*fqdn)[1], "pod's namespace");
+    }
+    if (config.cluster_domain) {
+      contradicts("cluster_domain", *config.cluster_domain, join_from(*fqdn, 3), "cluster's DNS domain");
+    }
+  }
+
   // Head host: an override; for a one-node job, this pod; else the head pod's stable DNS name
   // under the headless Service (publishNotReadyAddresses makes it resolvable before Ready).
   if (config.head_host) {

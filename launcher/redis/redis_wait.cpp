@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "util/parse.hpp"
+#include "util/strings.hpp"
 
 namespace launcher::redis {
 
@@ -48,7 +49,8 @@ RedisWaitResult wait_for_redis(const std::string& what, const RedisAttemptFn& at
   result.elapsed = report.elapsed;
   if (report.end == util::WaitEnd::ready) {
     result.answer = report.last_line;
-    spdlog::info("{} is ready: {} ({} ms, {} attempts)", what, result.answer, result.elapsed.count(), result.attempts);
+    spdlog::info("{} is ready: {} ({} ms, {})", what, result.answer, result.elapsed.count(),
+                 util::plural(result.attempts, "attempt"));
   }
   // A Redis attempt is never `waiting`, so never `not_ready`: the deadline finds it unreachable.
   result.end = report.end == util::WaitEnd::not_ready ? util::WaitEnd::unreachable : report.end;

@@ -287,7 +287,8 @@ std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
     case Phase::preflight:
     case Phase::waiting_head:
       m_exit_code = exit_code::killed_by(s.signo);
-      m_reason = by + " " + waiting_for(m_phase) + "; nothing was started";
+      m_reason = by + (m_phase == Phase::starting ? std::string() : std::string(" ") + waiting_for(m_phase)) +
+                 "; nothing was started";
       if (m_wait_running) {
         out.emplace_back(CancelWait{});
       }

@@ -121,6 +121,8 @@ class Lifecycle {
   std::vector<Effect> on(const Event& event);
 
   Phase phase() const { return m_phase; }
+  // Why the run is ending, once it is ("" before): /livez says it while stopping.
+  const std::string& reason() const { return m_reason; }
   // Which child the forwarded signals go to now (nullopt: none runs).
   std::optional<Child> main_child() const;
   bool running(Child c) const;

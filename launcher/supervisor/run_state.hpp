@@ -13,6 +13,7 @@ struct RunState {
   Phase phase = Phase::starting;
   bool head = true;
   bool ray_started = false;         // `ray start` was spawned at least once
+  std::chrono::steady_clock::time_point ray_started_at{};  // when it was spawned last
   bool ray_running = false;
   bool ray_died = false;            // Ray exited on its own (not stopped by raylaunch)
   int ray_exits = 0;                // times `ray start` exited

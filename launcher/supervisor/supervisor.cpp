@@ -90,6 +90,7 @@ struct Supervisor::Impl {
     }
     state.phase = lifecycle.phase();
     state.ray_running = lifecycle.running(Child::ray);
+    state.reason = lifecycle.reason();
   }
 
   void read_signals() {
@@ -190,6 +191,7 @@ struct Supervisor::Impl {
     spdlog::info("started {} (pid {})", child_name(s.which), pid);
     if (s.which == Child::ray) {
       state.ray_started = true;
+      state.ray_started_at = Clock::now();
       if (child.value().output.valid()) {
         ray_output = std::make_unique<OutputRelay>(io, std::move(child.value().output), "ray: ");
       }

@@ -35,6 +35,10 @@ class ThrottledLog {
     return true;
   }
 
+  // The next line is due whatever it says: the other kind of line came in between (an outage
+  // began or ended), and the log must show the change.
+  void reset() { m_logged = false; }
+
  private:
   std::chrono::milliseconds m_every;
   std::string m_last;
@@ -112,6 +116,7 @@ WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock
         report.answered = true;
         report.last_answer_line = a.line;
         backoff.reset();
+        trouble.reset();
         if (progress.due(a.line, after)) {
           spdlog::info("{}", a.line);
         }
@@ -121,6 +126,7 @@ WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock
         if (stop.stop_requested()) {
           break;  // the attempt was cancelled, not refused: say nothing
         }
+        progress.reset();
         if (trouble.due(a.line, after)) {
           spdlog::warn("{}: {} (retrying for {} more)", what, a.line, seconds(ms_between(after, deadline)));
         }

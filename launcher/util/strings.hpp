@@ -14,6 +14,9 @@ std::string join(const std::vector<std::string>& items, std::string_view sep);
 // including valid UTF-8, is unchanged. At most `max` bytes of input are shown, then "…".
 std::string printable(std::string_view text, std::size_t max = 256);
 
+// "1 attempt", "2 attempts".
+std::string plural(long n, const std::string& word);
+
 // True when `text` is valid UTF-8 (JSON output replaces what is not).
 bool is_valid_utf8(std::string_view text);
 

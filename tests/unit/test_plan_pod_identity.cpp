@@ -148,3 +148,30 @@ TEST_CASE("an ordinal suffix with a leading zero is not one Kubernetes writes", 
   CHECK_THAT(lines[0], Catch::Contains("has no -N suffix"));
   CHECK_THAT(lines[0], Catch::Contains("without leading zeros"));
 }
+
+TEST_CASE("a setting that contradicts the pod's own FQDN is refused at start, not waited out", "[identity][bad-input]") {
+  // k_hosts: training-3.training-svc.ml.svc.corp.example
+  int code = 0;
+  const auto lines = fatal_lines(
+      [] {
+        resolve_identity(config({{"nodes", "4"}, {"namespace", "ml"}, {"cluster_domain", "cluster.local"}}),
+                         facts("training-3", {}, k_hosts));
+      },
+      &code);
+  CHECK(code == 64);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] == "--cluster-domain: \"cluster.local\" contradicts this pod's own name in /etc/hosts, "
+                    "training-3.training-svc.ml.svc.corp.example (expected corp.example, the cluster's DNS domain; the "
+                    "head's derived name would not resolve: fix or unset it)");
+  CHECK(fatal_lines([] {
+          resolve_identity(config({{"nodes", "4"}, {"namespace", "ml"}, {"service", "other"}}),
+                           facts("training-3", {}, k_hosts));
+        }).front().starts_with("--service: \"other\" contradicts this pod's own name"));
+  // Agreeing settings, and an explicit head address, are fine.
+  CHECK(resolve_identity(config({{"nodes", "4"}, {"namespace", "ml"}, {"service", "training-svc"},
+                                 {"cluster_domain", "corp.example"}}),
+                         facts("training-3", {}, k_hosts))
+            .head_host == "training-0.training-svc.ml.svc.corp.example");
+  CHECK_NOTHROW(resolve_identity(config({{"nodes", "4"}, {"cluster_domain", "x.y"}, {"head_address", "10.0.0.5"}}),
+                                 facts("training-3", {}, k_hosts)));
+}

@@ -28,7 +28,7 @@ TEST_CASE("pods started together do not all ask again at the same moment") {
   for (std::uint64_t seed = 0; seed < 20; ++seed) {
     gcs_test::FakeClock clock;
     ReadinessCache cache(clock, 30s, seed);
-    cache.store({false, "not registered"});
+    cache.store({true, "training-1 is ALIVE"});
     clock.advance(30s);
     std::int64_t ms = 30'000;
     while (cache.fresh()) {
@@ -38,4 +38,13 @@ TEST_CASE("pods started together do not all ask again at the same moment") {
     expiries.insert(ms);
   }
   CHECK(expiries.size() > 10);
+}
+
+TEST_CASE("a not-ready answer is asked again within seconds: the pod is about to register") {
+  gcs_test::FakeClock clock;
+  ReadinessCache cache(clock, 30s, 7);
+  cache.store({false, "training-1 is not registered"});
+  CHECK(cache.fresh().has_value());
+  clock.advance(2'500ms);  // 2 s plus at most 20 %
+  CHECK_FALSE(cache.fresh().has_value());
 }
