@@ -1,7 +1,5 @@
 #include "gcs/readiness_cache.hpp"
 
-#include <algorithm>
-
 #include "util/parse.hpp"
 
 namespace launcher::gcs {
@@ -21,11 +19,14 @@ std::optional<ProbeResult> ReadinessCache::fresh() {
 }
 
 void ReadinessCache::store(const ProbeResult& result) {
-  const std::chrono::milliseconds keep = result.healthy ? m_period : std::min(m_period, k_unready_retry);
-  std::uniform_int_distribution<std::int64_t> jitter(0, keep.count() / 5);
+  if (!result.healthy) {
+    m_answer.reset();
+    return;
+  }
+  std::uniform_int_distribution<std::int64_t> jitter(0, m_period.count() / 5);
   m_answer = result;
   m_at = m_clock.now();
-  m_expires = m_at + keep + std::chrono::milliseconds(jitter(m_rng));
+  m_expires = m_at + m_period + std::chrono::milliseconds(jitter(m_rng));
 }
 
 }  // namespace launcher::gcs

@@ -12,13 +12,12 @@ namespace launcher::gcs {
 // filters nothing: ~457 bytes per node per reply, ~1.9 MB at 4,096 nodes). The resident endpoint
 // asks again at most every `period`, stretched by up to 20 % at random so that thousands of pods
 // started together do not ask in step. Only answers the GCS gave are kept; a failed call is not.
-// A "not ready" answer is kept only `k_unready_retry`: a pod that has just started is about to
-// register, and keeping its "not registered" for 30 s would leave it NotReady that long after
-// its head counted it (seen in tests/cluster scenario 7).
+// A "not ready" answer is not kept at all (the endpoint's own 1 s cache still bounds the asking):
+// a pod that has just started is about to register, and keeping its "not registered" for 30 s
+// left it NotReady that long after its head counted it (tests/cluster scenario 7).
 class ReadinessCache {
  public:
   static constexpr std::chrono::milliseconds k_period{30'000};
-  static constexpr std::chrono::milliseconds k_unready_retry{2'000};
 
   ReadinessCache(util::Clock& clock, std::chrono::milliseconds period = k_period,
                  std::uint64_t seed = std::random_device{}());

@@ -15,7 +15,7 @@ import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from harness.scenario import (assert_clean_end, kill_in_pod, known_bug, launched,  # noqa: E402
+from harness.scenario import (assert_clean_end, kill_in_pod, launched,  # noqa: E402
                               raylaunch_cluster, stop_settled, wait_exit, wait_log)
 from harness.testing import eq, main  # noqa: E402
 
@@ -113,9 +113,6 @@ def test_probes_from_start_to_the_head_gone():
 
 
 def test_a_workers_readiness_follows_its_registration():
-    known_bug("a worker's readiness answer \"not registered\", got before its raylet registered, is kept 30 s "
-              "(gcs::ReadinessCache, for a GCS of Ray <= 2.35, commit e795eda): the pod stays NotReady ~30 s after "
-              "the head counted it ALIVE")
     # Readiness every 20 ms: a probe surely lands between `ray start` and its raylet's
     # registration, as one does by chance with the manifests' period (scenario 1, 4 pods).
     fast = {"readiness": {"periodSeconds": 0.02}}
@@ -160,8 +157,6 @@ def test_ray_dies_under_the_command_and_the_heads_liveness_fails():
 
 
 def test_the_failing_liveness_says_why():
-    known_bug("/livez answers \"503 stopping: \" with no reason while the head stops after Ray died "
-              "(RunState.reason is set only at the exit, launcher/supervisor/supervisor.cpp)")
 
     def check(c, failed, run):
         assert failed and all("503 stopping: Ray died while the command ran" in r.detail for r in failed), failed
