@@ -15,7 +15,7 @@ expect_rc 64 "unknown command"
 expect_in "$err" 'raylaunch: error: unknown command "strat" (expected one of run, plan, wait, status, probe' "unknown command named"
 
 # Output that cannot be written is an error, not exit 0.
-out=$("$RL" "${base[@]}" --hostname training-1 --service s 2>"$WORK/full.err" >/dev/full); rc=$?
+out=$("$RL" "${base[@]}" --hostname training-1 --service training-svc 2>"$WORK/full.err" >/dev/full); rc=$?
 [[ $rc -eq 74 ]] && pass || fail "plan > /dev/full: exit $rc"
 expect_in "$(cat "$WORK/full.err")" "raylaunch: error: cannot write the output: No space left on device" "/dev/full message"
 
