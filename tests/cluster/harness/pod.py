@@ -3,41 +3,11 @@ IP), its container starts, its events. Read by tests; changed only on the kubele
 import os
 
 
-
 class Event:
     __slots__ = ("t", "pod", "reason", "message")
 
     def __init__(self, t, pod, reason, message):
         self.t, self.pod, self.reason, self.message = t, pod, reason, message
-
-    def processes(self):
-        """The pod's processes now, read from the host's /proc without entering the pod:
-        [(host pid, pid in the pod, command name)], PID 1 first."""
-        if not self.host_pid:
-            return []
-        try:
-            ns = os.readlink(f"/proc/{self.host_pid}/ns/pid")
-        except OSError:
-            return []
-        out = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                if os.readlink(f"/proc/{entry}/ns/pid") != ns:
-                    continue
-                with open(f"/proc/{entry}/status") as f:
-                    status = dict(line.split(":", 1) for line in f if ":" in line)
-            except OSError:
-                continue
-            out.append((int(entry), int(status["NSpid"].split()[-1]), status["Name"].strip()))
-        return sorted(out, key=lambda p: p[1])
-
-    def path(self, path):
-        """A path of the pod's own filesystem (its /tmp, /dev/shm...) as the host can open it."""
-        if not self.host_pid:
-            raise ValueError(f"{self.name} has no running container")
-        return f"/proc/{self.host_pid}/root{path}"
 
     def __repr__(self):
         return f"{self.t:8.3f} {self.pod} {self.reason}: {self.message}"
