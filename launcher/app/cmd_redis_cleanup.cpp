@@ -58,7 +58,7 @@ int cmd_redis_cleanup(const Invocation& inv) {
   util::SteadyClock clock;
   const StopOnSignal signals;
   const redis::RedisWaitResult waited =
-      redis::wait_for_redis(target, redis::redis_wait_options(config.join_timeout), clock, signals.token());
+      redis::wait_for_redis(target, net::staged_wait_options(config.join_timeout), clock, signals.token());
   if (waited.end != util::WaitEnd::ready) {
     return finish_wait(waited.end, waited.reason, signals.signal());
   }

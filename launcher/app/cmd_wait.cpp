@@ -26,7 +26,7 @@ int wait_for_head(const Config& config, const GcsTarget& target, const gcs::Cred
   const StopOnSignal signals;
   const gcs::HeadWaitResult result = gcs::wait_for_head(
       "head GCS at " + head->text(), [&](auto timeout, auto stop) { return check.attempt(timeout, stop); },
-      gcs::head_wait_options(config.join_timeout), clock, signals.token());
+      net::staged_wait_options(config.join_timeout), clock, signals.token());
   const bool unauthenticated = result.reason.find("UNAUTHENTICATED") != std::string::npos;
   const std::string hint = result.end == util::WaitEnd::refused && unauthenticated ? auth_hint(credentials) : "";
   return finish_wait(result.end, result.reason + hint, signals.signal());
@@ -57,7 +57,7 @@ int wait_for_redis(const Config& config) {
   const StopOnSignal signals;
   const redis::RedisWaitResult result =
       redis::wait_for_redis({*config.redis_address, {config.redis_username, config.redis_password}},
-                            redis::redis_wait_options(config.join_timeout), clock, signals.token());
+                            net::staged_wait_options(config.join_timeout), clock, signals.token());
   return finish_wait(result.end, result.reason, signals.signal());
 }
 

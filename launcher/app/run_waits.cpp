@@ -45,7 +45,7 @@ WaitFinished RunWaits::preflight(std::stop_token stop) {
       util::SteadyClock clock;
       const redis::RedisWaitResult r =
           redis::wait_for_redis({redis->address, {redis->username, m_config.redis_password}},
-                                redis::redis_wait_options(redis->timeout), clock, stop);
+                                net::staged_wait_options(redis->timeout), clock, stop);
       return {Wait::preflight, r.end, r.reason};
     }
   }
@@ -58,7 +58,7 @@ WaitFinished RunWaits::gcs_answers(Wait which, const std::string& what, const ne
   util::SteadyClock clock;
   const auto r = gcs::wait_for_head(what + " at " + gcs.text(),
                                     [&](auto timeout, auto s) { return check.attempt(timeout, s); },
-                                    gcs::head_wait_options(m_config.join_timeout), clock, stop);
+                                    net::staged_wait_options(m_config.join_timeout), clock, stop);
   return {which, r.end, r.reason};
 }
 

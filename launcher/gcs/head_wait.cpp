@@ -29,29 +29,14 @@ net::StagedCheck head_gcs_check(const net::HostPort& head, Credentials credentia
       });
 }
 
-util::WaitOptions head_wait_options(std::chrono::milliseconds timeout) {
-  util::WaitOptions o;
-  o.timeout = timeout;
-  o.attempt_timeout = std::chrono::milliseconds(2'000);
-  o.min_interval = std::chrono::milliseconds(250);
-  o.max_backoff = std::chrono::milliseconds(2'000);
-  return o;
-}
-
-HeadWaitResult wait_for_head(const std::string& what, const HeadAttemptFn& attempt, const util::WaitOptions& options,
+HeadWaitResult wait_for_head(const std::string& what, const net::AttemptFn& attempt, const util::WaitOptions& options,
                              util::Clock& clock, std::stop_token stop) {
   spdlog::info("waiting for the {} (timeout {})", what, util::format_duration(options.timeout));
-  const util::WaitReport report = util::paced_wait(what, options, clock, stop, attempt);
-  HeadWaitResult result;
-  result.end = report.end;
-  result.attempts = report.attempts;
-  result.elapsed = report.elapsed;
-  if (report.end == util::WaitEnd::ready) {
-    result.ray_version = report.last_line;
-    spdlog::info("{} answered (Ray {}) after {} ms, {}", what, result.ray_version, result.elapsed.count(),
+  HeadWaitResult result = net::wait_staged(what, attempt, options, clock, std::move(stop));
+  if (result.end == util::WaitEnd::ready) {
+    spdlog::info("{} answered (Ray {}) after {} ms, {}", what, result.answer, result.elapsed.count(),
                  util::plural(result.attempts, "attempt"));
   }
-  result.reason = util::describe_end(what, report, options);
   return result;
 }
 

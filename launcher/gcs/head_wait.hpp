@@ -1,7 +1,6 @@
 #pragma once
 #include <chrono>
 #include <functional>
-#include <optional>
 #include <stop_token>
 #include <string>
 
@@ -19,23 +18,14 @@ namespace launcher::gcs {
 // over certificates or TLS on one side only (RpcError::permanent()).
 net::StagedCheck head_gcs_check(const net::HostPort& head, Credentials credentials);
 
-// The head wait's pacing: attempts at least 250 ms apart, backing off to 2 s; 2 s per stage.
-util::WaitOptions head_wait_options(std::chrono::milliseconds timeout);
-
-using HeadAttemptFn = std::function<util::Attempt(std::chrono::milliseconds timeout, std::stop_token stop)>;
-
-struct HeadWaitResult {
-  util::WaitEnd end = util::WaitEnd::unreachable;
-  std::string ray_version;  // when ready
-  int attempts = 0;
-  std::chrono::milliseconds elapsed{0};
-  std::string reason;  // one line when not ready: names the failing stage
-};
+// The head wait's pacing is net::staged_wait_options; its result's `answer` is the GCS's Ray
+// version.
+using HeadWaitResult = net::StagedWaitResult;
 
 // Retries `attempt` (in production head_gcs_check(...).attempt) until the head's GCS answers,
 // the deadline passes or `stop` is requested, logging the failing stage at every change and
 // every 10 s. `what` names the head ("head GCS at training-0.training…:6379").
-HeadWaitResult wait_for_head(const std::string& what, const HeadAttemptFn& attempt, const util::WaitOptions& options,
+HeadWaitResult wait_for_head(const std::string& what, const net::AttemptFn& attempt, const util::WaitOptions& options,
                              util::Clock& clock, std::stop_token stop);
 
 }  // namespace launcher::gcs

@@ -39,4 +39,28 @@ util::Attempt StagedCheck::attempt(std::chrono::milliseconds timeout, std::stop_
   return {Kind::failed, m_protocol_name + " stage failing: " + answer.detail};
 }
 
+util::WaitOptions staged_wait_options(std::chrono::milliseconds timeout) {
+  util::WaitOptions o;
+  o.timeout = timeout;
+  o.attempt_timeout = std::chrono::milliseconds(2'000);
+  o.min_interval = std::chrono::milliseconds(250);
+  o.max_backoff = std::chrono::milliseconds(2'000);
+  return o;
+}
+
+StagedWaitResult wait_staged(const std::string& what, const AttemptFn& attempt, const util::WaitOptions& options,
+                             util::Clock& clock, std::stop_token stop) {
+  const util::WaitReport report = util::paced_wait(what, options, clock, std::move(stop), attempt);
+  StagedWaitResult result;
+  // A staged attempt is never `waiting`, so never `not_ready`: the deadline finds it unreachable.
+  result.end = report.end == util::WaitEnd::not_ready ? util::WaitEnd::unreachable : report.end;
+  result.attempts = report.attempts;
+  result.elapsed = report.elapsed;
+  if (report.end == util::WaitEnd::ready) {
+    result.answer = report.last_line;
+  }
+  result.reason = util::describe_end(what, report, options);
+  return result;
+}
+
 }  // namespace launcher::net

@@ -39,4 +39,25 @@ class StagedCheck {
   ProtocolCheck m_protocol;
 };
 
+// The pacing of every wait for a staged dependency (the head's GCS, Redis): attempts at least
+// 250 ms apart, backing off to 2 s; each stage gets at most 2 s.
+util::WaitOptions staged_wait_options(std::chrono::milliseconds timeout);
+
+using AttemptFn = std::function<util::Attempt(std::chrono::milliseconds timeout, std::stop_token stop)>;
+
+struct StagedWaitResult {
+  util::WaitEnd end = util::WaitEnd::unreachable;  // ready, unreachable, refused or stopped
+  std::string answer;  // when ready: what the protocol stage said ("2.9.0", "PONG after AUTH as ray")
+  int attempts = 0;
+  std::chrono::milliseconds elapsed{0};
+  std::string reason;  // one line when not ready: the failing stage and why, never a secret
+};
+
+// Retries `attempt` (in production StagedCheck::attempt) until it is done, refused, the
+// deadline passes or `stop` is requested, through util::paced_wait, which logs the failing
+// stage at every change and every 10 s. `what` names the dependency in those lines and in
+// `reason`. Callers log their own first and last lines.
+StagedWaitResult wait_staged(const std::string& what, const AttemptFn& attempt, const util::WaitOptions& options,
+                             util::Clock& clock, std::stop_token stop);
+
 }  // namespace launcher::net

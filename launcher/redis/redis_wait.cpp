@@ -30,31 +30,14 @@ net::StagedCheck redis_check(const RedisTarget& target, std::shared_ptr<std::str
       });
 }
 
-util::WaitOptions redis_wait_options(std::chrono::milliseconds timeout) {
-  util::WaitOptions o;
-  o.timeout = timeout;
-  o.attempt_timeout = std::chrono::milliseconds(2'000);
-  o.min_interval = std::chrono::milliseconds(250);
-  o.max_backoff = std::chrono::milliseconds(2'000);
-  return o;
-}
-
-RedisWaitResult wait_for_redis(const std::string& what, const RedisAttemptFn& attempt,
+RedisWaitResult wait_for_redis(const std::string& what, const net::AttemptFn& attempt,
                                const util::WaitOptions& options, util::Clock& clock, std::stop_token stop) {
   spdlog::info("waiting for {} to answer PING (timeout {})", what, util::format_duration(options.timeout));
-  const util::WaitReport report = util::paced_wait(what, options, clock, stop, attempt);
-  RedisWaitResult result;
-  result.end = report.end;
-  result.attempts = report.attempts;
-  result.elapsed = report.elapsed;
-  if (report.end == util::WaitEnd::ready) {
-    result.answer = report.last_line;
+  RedisWaitResult result{net::wait_staged(what, attempt, options, clock, std::move(stop)), /*ip=*/{}};
+  if (result.end == util::WaitEnd::ready) {
     spdlog::info("{} is ready: {} ({} ms, {})", what, result.answer, result.elapsed.count(),
                  util::plural(result.attempts, "attempt"));
   }
-  // A Redis attempt is never `waiting`, so never `not_ready`: the deadline finds it unreachable.
-  result.end = report.end == util::WaitEnd::not_ready ? util::WaitEnd::unreachable : report.end;
-  result.reason = util::describe_end(what, report, options);
   return result;
 }
 

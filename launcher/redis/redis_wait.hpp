@@ -26,20 +26,10 @@ struct RedisTarget {
 // that answered PONG is written there.
 net::StagedCheck redis_check(const RedisTarget& target, std::shared_ptr<std::string> answered_ip = nullptr);
 
-// The pacing of the Redis wait, as the head's wait for its GCS: attempts at least 250 ms
-// apart, backing off to 2 s; each stage gets at most 2 s.
-util::WaitOptions redis_wait_options(std::chrono::milliseconds timeout);
-
-struct RedisWaitResult {
-  util::WaitEnd end = util::WaitEnd::unreachable;  // ready, unreachable, refused or stopped
-  std::string ip;      // when ready: the IP that answered (connect there, not by name again)
-  std::string answer;  // when ready: "PONG after AUTH as ray"
-  int attempts = 0;
-  std::chrono::milliseconds elapsed{0};
-  std::string reason;  // one line when not ready: the failing stage and why, never a secret
+// The Redis wait's pacing is net::staged_wait_options, as the head's wait for its GCS.
+struct RedisWaitResult : net::StagedWaitResult {
+  std::string ip;  // when ready: the IP that answered (connect there, not by name again)
 };
-
-using RedisAttemptFn = std::function<util::Attempt(std::chrono::milliseconds timeout, std::stop_token stop)>;
 
 // Waits until `target` answers PING after AUTH, its credentials are rejected, the deadline of
 // `options` passes or `stop` is requested; logs each failure's reason (at every change and
@@ -52,7 +42,7 @@ RedisWaitResult wait_for_redis(const RedisTarget& target, const util::WaitOption
 
 // The same loop around any attempt function (tests drive it on a fake clock); `what` names
 // the target in log lines ("Redis at redis.redis.svc:6379").
-RedisWaitResult wait_for_redis(const std::string& what, const RedisAttemptFn& attempt,
+RedisWaitResult wait_for_redis(const std::string& what, const net::AttemptFn& attempt,
                                const util::WaitOptions& options, util::Clock& clock, std::stop_token stop);
 
 }  // namespace launcher::redis

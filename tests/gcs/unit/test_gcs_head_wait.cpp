@@ -16,7 +16,7 @@ namespace {
 const std::string k_head = "head GCS at training-0.t.ml.svc.cluster.local:6379";
 
 // A head check that plays a script of stage results (the last one repeats).
-HeadAttemptFn script(std::deque<Attempt> attempts) {
+launcher::net::AttemptFn script(std::deque<Attempt> attempts) {
   auto s = std::make_shared<gcs_test::Script<Attempt>>(std::move(attempts));
   return [s](std::chrono::milliseconds, std::stop_token) { return s->next(); };
 }
@@ -29,16 +29,16 @@ TEST_CASE("the head wait passes DNS, TCP and GCS stages in turn") {
                                script({{Kind::failed, "DNS stage failing: name not found"},
                                        {Kind::failed, "TCP connect stage failing: Connection refused"},
                                        {Kind::failed, "GCS stage failing: UNAVAILABLE"}, {Kind::done, "2.9.0"}}),
-                               head_wait_options(60s), clock, {});
+                               launcher::net::staged_wait_options(60s), clock, {});
   CHECK(r.end == WaitEnd::ready);
   CHECK(r.attempts == 4);
-  CHECK(r.ray_version == "2.9.0");
+  CHECK(r.answer == "2.9.0");
 }
 
 TEST_CASE("the head wait names the failing stage at the deadline") {
   FakeClock clock;
   const auto r = wait_for_head(k_head, script({{Kind::failed, "TCP connect stage failing: Connection refused (10.0.0.1:6379)"}}),
-                               head_wait_options(20s), clock, {});
+                               launcher::net::staged_wait_options(20s), clock, {});
   CHECK(r.end == WaitEnd::unreachable);
   CHECK(r.reason == k_head + " not ready at the 20s deadline: TCP connect stage failing: Connection refused (10.0.0.1:6379)");
 }
@@ -46,7 +46,7 @@ TEST_CASE("the head wait names the failing stage at the deadline") {
 TEST_CASE("the head wait stops at a refusal") {
   FakeClock clock;
   const auto r = wait_for_head(k_head, script({{Kind::refused, "rejected the request: UNAUTHENTICATED: InvalidAuthToken"}}),
-                               head_wait_options(60s), clock, {});
+                               launcher::net::staged_wait_options(60s), clock, {});
   CHECK(r.end == WaitEnd::refused);
   CHECK(r.attempts == 1);
   CHECK(r.reason == k_head + ": rejected the request: UNAUTHENTICATED: InvalidAuthToken");
@@ -56,7 +56,7 @@ TEST_CASE("the head wait ends at once when stopped") {
   FakeClock clock;
   std::stop_source stop;
   stop.request_stop();
-  const auto r = wait_for_head(k_head, script({{Kind::failed, "DNS stage failing: x"}}), head_wait_options(60s), clock,
+  const auto r = wait_for_head(k_head, script({{Kind::failed, "DNS stage failing: x"}}), launcher::net::staged_wait_options(60s), clock,
                                stop.get_token());
   CHECK(r.end == WaitEnd::stopped);
   CHECK(r.attempts == 0);

@@ -36,7 +36,7 @@ TEST_CASE("a Redis that comes up late is waited for", "[redis-wait]") {
   Script script{clock, {{Kind::failed, "DNS stage failing: name not found"},
                         {Kind::failed, "TCP connect stage failing: Connection refused (10.0.0.5:6379)"},
                         {Kind::done, "PONG after AUTH"}}};
-  const auto r = redis::wait_for_redis("Redis at r:6379", std::ref(script), redis::redis_wait_options(60s), clock, {});
+  const auto r = redis::wait_for_redis("Redis at r:6379", std::ref(script), net::staged_wait_options(60s), clock, {});
   CHECK(r.end == util::WaitEnd::ready);
   CHECK(r.answer == "PONG after AUTH");
   CHECK(r.attempts == 3);
@@ -46,7 +46,7 @@ TEST_CASE("a Redis that comes up late is waited for", "[redis-wait]") {
 TEST_CASE("rejected credentials end the wait at once", "[redis-wait]") {
   FakeClock clock;
   Script script{clock, {{Kind::refused, "Redis rejected the credentials: WRONGPASS … (check REDIS_PASSWORD)"}}};
-  const auto r = redis::wait_for_redis("Redis at r:6379", std::ref(script), redis::redis_wait_options(300s), clock, {});
+  const auto r = redis::wait_for_redis("Redis at r:6379", std::ref(script), net::staged_wait_options(300s), clock, {});
   CHECK(r.end == util::WaitEnd::refused);
   CHECK(script.calls == 1);
   CHECK(r.elapsed < 1s);
@@ -58,7 +58,7 @@ TEST_CASE("a Redis that never answers is unreachable at the deadline, not later"
   FakeClock clock;
   const auto start = clock.now();
   Script script{clock, {{Kind::failed, "Redis stage failing: no reply from 10.0.0.5:6379 within 2000 ms"}}, 2000ms};
-  const auto r = redis::wait_for_redis("Redis at r:6379", std::ref(script), redis::redis_wait_options(30s), clock, {});
+  const auto r = redis::wait_for_redis("Redis at r:6379", std::ref(script), net::staged_wait_options(30s), clock, {});
   CHECK(r.end == util::WaitEnd::unreachable);
   CHECK(clock.now() - start <= 30s + 2000ms);  // the last attempt may run to its own timeout
   CHECK(r.attempts >= 8);
@@ -77,7 +77,7 @@ TEST_CASE("a stop request ends the wait with the signal's code", "[redis-wait]")
     }
     return util::Attempt{Kind::failed, "TCP connect stage failing: Connection refused"};
   };
-  const auto r = redis::wait_for_redis("Redis at r:6379", attempt, redis::redis_wait_options(300s), clock,
+  const auto r = redis::wait_for_redis("Redis at r:6379", attempt, net::staged_wait_options(300s), clock,
                                        source.get_token());
   CHECK(r.end == util::WaitEnd::stopped);
   CHECK(calls == 3);
@@ -85,7 +85,7 @@ TEST_CASE("a stop request ends the wait with the signal's code", "[redis-wait]")
 }
 
 TEST_CASE("the Redis wait is paced like the head's wait", "[redis-wait]") {
-  const util::WaitOptions o = redis::redis_wait_options(90s);
+  const util::WaitOptions o = net::staged_wait_options(90s);
   CHECK(o.timeout == 90s);
   CHECK(o.attempt_timeout == 2s);
   CHECK(o.min_interval == 250ms);
