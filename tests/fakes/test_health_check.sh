@@ -6,7 +6,7 @@
 # killed exits 1.
 source "$(dirname "$0")/testlib.sh"
 export FAKE_RAY_VERSION=2.30.0   # reason_message exists from 2.30
-port=$("$FAKE_GCS" freeport)
+port=$(free_port)
 gcs=127.0.0.1:$port
 
 # Slow checks on this head (period 2 s, 3 failures): a window of 4-6 s in which the stale row is

@@ -8,9 +8,7 @@ source "$(dirname "$0")/testlib.sh"
 head_pids() { echo "$(info "$1" pids.gcs_server) $(info "$1" pids.raylet)"; }
 
 # SIGTERM on a head: GCS and raylet gone, exit 1.
-port=$("$FAKE_GCS" freeport)
-pod h1 -- start --head --port="$port" --block
-poll 20 started h1
+blocking_head h1
 pids=$(head_pids h1)
 kill -TERM "${POD_PID[h1]}"
 exits_within 10 h1
@@ -19,9 +17,7 @@ for p in $pids; do gone "$p" || fail "pid $p survived SIGTERM to ray start"; don
 expect_no_procs "SIGTERM"
 
 # SIGINT: click's Abort.
-port=$("$FAKE_GCS" freeport)
-pod h2 -- start --head --port="$port" --block
-poll 20 started h2
+blocking_head h2
 kill -INT "${POD_PID[h2]}"
 exits_within 10 h2
 expect_rc 1 "SIGINT"
@@ -29,7 +25,7 @@ expect_in h2.out "Aborted!"
 expect_no_procs "SIGINT"
 
 # SIGTERM during start-up (before the raylet is up): what was started is stopped, exit 1.
-port=$("$FAKE_GCS" freeport)
+port=$(free_port)
 pod h3 -- start --head --port="$port" --block
 poll 10 test -e "$WORK/h3/ray/session_latest/gcs_server.port"
 kill -TERM "${POD_PID[h3]}"
@@ -38,9 +34,7 @@ expect_rc 1 "SIGTERM during start-up"
 expect_no_procs "SIGTERM during start-up"
 
 # Signals Ray's CLI does not handle (SIGHUP, SIGUSR1, ...) kill it; its children die with it.
-port=$("$FAKE_GCS" freeport)
-pod h5 -- start --head --port="$port" --block
-poll 20 started h5
+blocking_head h5
 pids=$(head_pids h5)
 kill -USR1 "${POD_PID[h5]}"
 exits_within 5 h5
@@ -49,9 +43,7 @@ for p in $pids; do poll 5 gone "$p"; done
 expect_no_procs "SIGUSR1"
 
 # A ray start that ignores SIGTERM: still running after it, SIGKILL takes everything down.
-port=$("$FAKE_GCS" freeport)
-FAKE_RAY_IGNORE_SIGTERM=1 pod h4 -- start --head --port="$port" --block
-poll 20 started h4
+FAKE_RAY_IGNORE_SIGTERM=1 blocking_head h4
 pids=$(head_pids h4)
 kill -TERM "${POD_PID[h4]}"
 poll 5 grep -qF "SIGTERM ignored" "$WORK/h4.out"

@@ -43,9 +43,7 @@ expect_in f1.out "RuntimeError: Failed to start GCS."
 expect_no_procs "FAKE_RAY_FAIL_START"
 
 # A port that is taken: the GCS cannot listen, ray start says so and exits 1.
-port=$("$FAKE_GCS" freeport)
-pod busy -- start --head --port="$port" --block
-poll 20 started busy
+blocking_head busy
 RAY_NUM_REDIS_GET_RETRIES=3 ray_run taken start --head --port="$port"
 expect_rc 1 "port in use"
 expect_in taken.out "RuntimeError: Failed to start GCS."
@@ -54,7 +52,7 @@ exits_within 10 busy
 expect_no_procs "port in use"
 
 # Without --block: exit 0 at once, processes keep running after ray start is gone.
-port=$("$FAKE_GCS" freeport)
+port=$(free_port)
 ray_run nb start --head --port="$port" --node-name=training-0
 expect_rc 0 "ray start without --block"
 expect_in nb.out "Ray runtime started."

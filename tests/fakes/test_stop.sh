@@ -6,7 +6,7 @@
 source "$(dirname "$0")/testlib.sh"
 stop_in() { local name=$1; shift; RAY_TMPDIR=$WORK/$name "$RAY" stop "$@" >"$WORK/stop-$name.out" 2>&1; }
 
-port=$("$FAKE_GCS" freeport)
+port=$(free_port)
 gcs=127.0.0.1:$port
 pod head -- start --head --port="$port" --node-name=training-0
 finish head
@@ -36,7 +36,7 @@ for p in $head_pids; do gone "$p" || fail "head process $p survived ray stop"; d
 expect_no_procs "after ray stop"
 
 # --force: SIGKILL, no unregistering.
-port=$("$FAKE_GCS" freeport)
+port=$(free_port)
 pod h2 -- start --head --port="$port"
 finish h2
 stop_in h2 -f
@@ -45,9 +45,7 @@ expect_in stop-h2.out "Stopped all 2 Ray processes."
 expect_no_procs "after ray stop --force"
 
 # Under `ray start --block`: ray stop stops the children, ray start keeps blocking.
-port=$("$FAKE_GCS" freeport)
-pod h3 -- start --head --port="$port" --block
-poll 20 started h3
+blocking_head h3
 stop_in h3
 expect_in stop-h3.out "Stopped all 2 Ray processes."
 sleep 2

@@ -6,9 +6,7 @@
 source "$(dirname "$0")/testlib.sh"
 
 # The raylet crashes after 1 s.
-port=$("$FAKE_GCS" freeport)
-FAKE_RAY_DIE_AFTER=1 pod h1 -- start --head --port="$port" --block
-poll 20 started h1
+FAKE_RAY_DIE_AFTER=1 blocking_head h1
 exits_within 10 h1
 expect_rc 1 "raylet crashed"
 expect_in h1.out "Some Ray subprocesses exited unexpectedly:"
@@ -17,9 +15,7 @@ expect_in h1.out "Remaining processes will be killed."
 expect_no_procs "after a raylet crash"
 
 # The GCS is killed.
-port=$("$FAKE_GCS" freeport)
-pod h2 -- start --head --port="$port" --block
-poll 20 started h2
+blocking_head h2
 kill -KILL "$(info h2 pids.gcs_server)"
 exits_within 10 h2
 expect_rc 1 "GCS killed"
@@ -27,9 +23,7 @@ expect_in h2.out "  gcs_server [exit code=-9]"
 expect_no_procs "after the GCS was killed"
 
 # The raylet stopped with SIGTERM: expected, ray start keeps blocking.
-port=$("$FAKE_GCS" freeport)
-pod h3 -- start --head --port="$port" --block
-poll 20 started h3
+blocking_head h3
 kill -TERM "$(info h3 pids.raylet)"
 poll 5 gone "$(info h3 pids.raylet)"
 sleep 2

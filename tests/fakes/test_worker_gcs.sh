@@ -5,7 +5,7 @@
 # worker's raylet exits 1 once the GCS has been unreachable for
 # RAY_gcs_rpc_server_reconnect_timeout_s, which ends `ray start --block` with exit 1.
 source "$(dirname "$0")/testlib.sh"
-port=$("$FAKE_GCS" freeport)
+port=$(free_port)
 gcs=127.0.0.1:$port
 
 # No head: 2 attempts, then exit 1 without starting anything.

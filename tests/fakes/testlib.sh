@@ -9,52 +9,23 @@ RAY=$HERE/bin/ray
 [[ -n "$FAKE_GCS" && -x "$FAKE_GCS" ]] || { echo "SKIP: fake_gcs not built (set FAKE_GCS)"; exit 125; }
 export FAKE_GCS
 
-WORK=$(mktemp -d /tmp/fakeray-XXXXXX)
+source "$HERE/../support/fail_fast.sh"
+new_work fakeray
+FAIL_LOGS=('*.out' '*/ray/session_latest/logs/*')
+FAIL_TAIL=15
 export FAKE_RAY_RECORD_DIR=$WORK/records
-PIDS=()
-# Fast raylet health checks (Ray reads the same variables); the GCS's defaults are Ray's 5 s/3 s/10 s/5.
-export RAY_health_check_initial_delay_ms=300 RAY_health_check_period_ms=200 RAY_health_check_timeout_ms=500 \
-       RAY_health_check_failure_threshold=3
+fast_raylet_health_checks
 unset RAY_ADDRESS RAY_AUTH_MODE RAY_AUTH_TOKEN RAY_AUTH_TOKEN_PATH FAKE_RAY_FAIL_START FAKE_RAY_DIE_AFTER \
       FAKE_RAY_IGNORE_SIGTERM FAKE_RAY_GCS_ARGS http_proxy https_proxy HTTP_PROXY HTTPS_PROXY || true
 
 # Every process whose program lies under $WORK: the fakes' gcs_server and raylet symlinks.
-work_procs() {
+leftovers() {
   local d exe
   for d in /proc/[0-9]*; do
     exe=$({ tr '\0' '\n' <"$d/cmdline"; } 2>/dev/null | head -n1) || continue
     [[ "$exe" == "$WORK/"* && "$(awk '{print $3}' "$d/stat" 2>/dev/null)" != Z ]] && echo "${d#/proc/}"
   done
   return 0
-}
-
-cleanup() {
-  local p
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-  for p in $(work_procs); do kill -KILL "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  [[ -n "${KEEP_WORK:-}" ]] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  local f
-  for f in "$WORK"/*.out "$WORK"/*/ray/session_latest/logs/*; do
-    [[ -s "$f" ]] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }
-  done
-  exit 1
-}
-
-# poll SECONDS CMD...: runs CMD every 0.1 s until it succeeds; fails the test after SECONDS.
-poll() {
-  local limit=$1 i
-  shift
-  for ((i = 0; i < limit * 10; i++)); do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  fail "timed out after ${limit}s waiting for: $*"
 }
 
 # pod NAME [WRAPPER...] -- ray ARGS...: runs `ray ARGS` as pod NAME (RAY_TMPDIR=$WORK/NAME) in the
@@ -70,6 +41,14 @@ pod() {
   RAY_TMPDIR=$WORK/$name "${wrapper[@]}" env --default-signal=INT,QUIT "$RAY" "$@" >"$WORK/$name.out" 2>&1 &
   POD_PID[$name]=$!
   PIDS+=($!)
+}
+
+# blocking_head NAME: `ray start --head --block` as pod NAME on a free port ($port), once its
+# session facts are written.
+blocking_head() {
+  port=$(free_port)
+  pod "$1" -- start --head --port="$port" --block
+  poll 20 started "$1"
 }
 
 # info NAME KEY: a value from the pod's session facts ($RAY_TMPDIR/ray/session_latest/fake_ray.json).
@@ -95,9 +74,7 @@ exits_within() {
   finish "$2"
 }
 
-expect_rc() { [[ "$RC" == "$1" ]] || fail "$2: exit $RC, expected $1"; }
-expect_in() { grep -qF -- "$2" "$WORK/$1" || fail "$WORK/$1 lacks: $2"; }
-expect_no_procs() { local left; left=$(work_procs); [[ -z "$left" ]] || fail "$1: processes left: $left"; }
+expect_no_procs() { local left; left=$(leftovers); [[ -z "$left" ]] || fail "$1: processes left: $left"; }
 
 # nodes ADDRESS [WRAPPER...]: the GCS node table as a client sees it (GetAllNodeInfo over TCP).
 nodes() { local a=$1; shift; "$@" "$FAKE_GCS" nodes --address "$a"; }

@@ -11,21 +11,19 @@ export FAKE_GCS
 export PATH=$HERE/../fakes/bin:$HERE/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 PY=/usr/bin/python3
 
-WORK=$(mktemp -d /tmp/raylaunch-run-XXXXXX)
+source "$HERE/../support/fail_fast.sh"
+new_work raylaunch-run
+FAIL_LOGS=('*.out' '*.err' 'termination-log*')
+FAIL_TAIL=25
 export FAKE_RAY_RECORD_DIR=$WORK/records
 mkdir -p "$FAKE_RAY_RECORD_DIR"
-PIDS=()
-# Fast raylet health checks in the fake GCS (Ray reads the same variables).
-export RAY_health_check_initial_delay_ms=300 RAY_health_check_period_ms=200 RAY_health_check_timeout_ms=500 \
-       RAY_health_check_failure_threshold=3
+fast_raylet_health_checks
 unset RAY_ADDRESS RAY_AUTH_MODE RAY_AUTH_TOKEN RAY_AUTH_TOKEN_PATH RAY_REDIS_ADDRESS FAKE_RAY_FAIL_START \
       FAKE_RAY_DIE_AFTER FAKE_RAY_IGNORE_SIGTERM http_proxy https_proxy HTTP_PROXY HTTPS_PROXY || true
 for v in $(env | sed -n "s/^\(RAYLAUNCH_[A-Z_]*\)=.*/\1/p" | grep -vx RAYLAUNCH_BIN); do unset "$v"; done
 # Settings every test shares: no node checks against this machine, no GPUs or EFA expected.
 export RAYLAUNCH_CHECKS=off RAYLAUNCH_GPUS=0 RAYLAUNCH_EFA=0 RAYLAUNCH_TERM_GRACE=5s RAYLAUNCH_RAY_STOP_GRACE=5s \
        RAYLAUNCH_TERMINATION_LOG=$WORK/termination-log
-
-free_port() { "$FAKE_GCS" freeport; }
 
 # Every process this test started that is still alive: its fakes (programs under $WORK or the
 # fakes' dirs) and anything whose environment carries this test's RAY_TMPDIR root.
@@ -39,38 +37,6 @@ leftovers() {
   done
   return 0
 }
-
-cleanup() {
-  local p
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-  for p in $(leftovers); do kill -KILL "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  [[ -n "${KEEP_WORK:-}" ]] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  local f
-  for f in "$WORK"/*.out "$WORK"/*.err "$WORK"/termination-log*; do
-    [[ -s "$f" ]] && { echo "--- $f" >&2; tail -n 25 "$f" >&2; }
-  done
-  exit 1
-}
-
-# poll SECONDS CMD...: runs CMD every 0.1 s until it succeeds; fails after SECONDS.
-poll() {
-  local limit=$1 i
-  shift
-  for ((i = 0; i < limit * 10; i++)); do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  fail "timed out after ${limit}s waiting for: $*"
-}
-
-# wait_text NAME TEXT: waits up to 30 s for TEXT in $WORK/NAME (a log line of a background run).
-wait_text() { poll 30 grep -qF -- "$2" "$WORK/$1"; }
 
 # pod NAME [ENV=VALUE...] -- RAYLAUNCH ARGS...: `raylaunch ARGS` in the background as pod NAME
 # (HOSTNAME=NAME, RAY_TMPDIR=$WORK/NAME), stdout in NAME.out, stderr in NAME.err; POD[NAME]=pid.
@@ -101,9 +67,6 @@ finish() {
   set -e
 }
 
-expect_rc() { [[ "$RC" == "$1" ]] || fail "$2: exit $RC, expected $1"; }
-expect_in() { grep -qF -- "$2" "$WORK/$1" || fail "$WORK/$1 lacks: $2"; }
-expect_not_in() { ! grep -qF -- "$2" "$WORK/$1" || fail "$WORK/$1 has: $2"; }
 # expect_clean: no process of this test is left (Ray's fakes, commands, orphans).
 expect_clean() {
   local left i

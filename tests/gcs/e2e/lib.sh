@@ -6,19 +6,8 @@ set -euo pipefail
 : "${FAKE_GCS:?set FAKE_GCS to the built fake_gcs}"
 [[ -x "$RAYLAUNCH_BIN" && -x "$FAKE_GCS" ]] || { echo "SKIP: binaries not built"; exit 125; }
 
-WORK=$(mktemp -d /tmp/raylaunch-gcs-XXXXXX)
-PIDS=()
-cleanup() {
-  local p
-  for p in "${PIDS[@]}"; do
-    kill "$p" 2>/dev/null || true
-  done
-  for p in "${PIDS[@]}"; do
-    wait "$p" 2>/dev/null || true
-  done
-  [[ -n "${KEEP_WORK:-}" ]] || rm -rf "$WORK"
-}
-trap cleanup EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/../../support/fail_fast.sh"
+new_work raylaunch-gcs
 
 # No proxy may be consulted, and no token or TLS unless a test sets them: not even the runner's
 # own ~/.ray/auth_token, which Ray's loader (and raylaunch's) would find.
@@ -27,37 +16,6 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY RAY_AUTH_TOKEN RAY_AUTH_TOKE
       RAYLAUNCH_GCS_ADDRESS RAYLAUNCH_NODES RAYLAUNCH_ORDINAL || true
 export HOME=$WORK/home
 mkdir -p "$HOME"
-
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$WORK"/*.out "$WORK"/*.err "$WORK"/*.log; do
-    [[ -s "$f" ]] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }
-  done
-  exit 1
-}
-
-# Waits up to 10 s for a file to exist and be non-empty.
-wait_file() {
-  local i
-  for i in $(seq 100); do
-    [[ -s "$1" ]] && return 0
-    sleep 0.1
-  done
-  fail "timed out waiting for $1"
-}
-
-# wait_text NAME TEXT: waits up to 20 s until $WORK/NAME contains TEXT (a log line of a
-# background command), so tests step on what the program said, not on sleeps.
-wait_text() {
-  local i
-  for i in $(seq 200); do
-    grep -qF -- "$2" "$WORK/$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  fail "timed out waiting for '$2' in $WORK/$1"
-}
-
-free_port() { "$FAKE_GCS" freeport; }
 
 # start_gcs ID [--port P] [fake args...]: a fake GCS; sets GCS_PORT and CTL (control socket).
 start_gcs() {
@@ -98,12 +56,8 @@ run() {
   set -e
 }
 
-expect_rc() { [[ "$RC" == "$1" ]] || fail "$2: exit $RC, expected $1"; }
-# expect_in FILE TEXT: fixed-string match.
-expect_in() { grep -qF -- "$2" "$WORK/$1" || fail "$WORK/$1 lacks: $2"; }
 # expect_one_line NAME: NAME's stdout and stderr together are exactly one line (probe contract).
 expect_one_line() { [[ "$(cat "$WORK/$1.out" "$WORK/$1.err" | wc -l)" == 1 ]] || fail "$1: not exactly one line"; }
-expect_not_in() { ! grep -qF -- "$2" "$WORK/$1" || fail "$WORK/$1 has: $2"; }
 
 # bg NAME CMD...: runs CMD in the background like `run`; `join NAME` waits and sets RC.
 declare -A BG

@@ -2,7 +2,6 @@
 # ($RAYLAUNCH_BIN) against a real redis-server (Debian's), started here on a free loopback port
 # with `requirepass` and an ACL user, and the FAKE servers of fake_server.py. Source it; call
 # `finish`. Every test has its own temp dir and ports, so `ctest -j` is safe.
-set -uo pipefail
 : "${RAYLAUNCH_BIN:?set RAYLAUNCH_BIN to the built raylaunch}"
 : "${TESTS_DIR:?set TESTS_DIR to tests/}"
 if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
@@ -14,12 +13,12 @@ PY=/usr/bin/python3
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WORK=$(mktemp -d /tmp/raylaunch-redis.XXXXXX)
 PIDS=()
-_passed=0 _failed=0
 
-# The secrets every test checks for in everything raylaunch printed (ALL_OUTPUT).
+# The secrets every test checks for in everything raylaunch printed (RUN_LOG).
 PASSWORD='Zq9 s3cret-e2e "quoted"'     # requirepass: spaces and quotes, one AUTH argument
 USER_PASSWORD='ray-user-Pw-77x'        # the ACL user "ray"
-ALL_OUTPUT=$WORK/all-output
+RUN_LOG=$WORK/all-output
+source "$TESTS_DIR/support/tally.sh"
 
 cleanup() {
   local p
@@ -32,23 +31,6 @@ trap cleanup EXIT
 # Nothing from the caller's environment may change what raylaunch sees.
 unset RAY_REDIS_ADDRESS REDIS_PASSWORD REDIS_USERNAME RAY_external_storage_namespace RAYLAUNCH_DRY_RUN \
       RAYLAUNCH_JOIN_TIMEOUT RAYLAUNCH_LOG_LEVEL || true
-
-pass() { _passed=$((_passed + 1)); }
-fail() { _failed=$((_failed + 1)); echo "FAIL: $*" >&2; }
-expect_rc() { [[ $rc -eq $1 ]] && pass || fail "$2: exit $rc, expected $1 (stderr: $err)"; }
-expect_in() { [[ $1 == *"$2"* ]] && pass || fail "$3: missing '$2' in: $1"; }
-expect_not_in() { [[ $1 != *"$2"* ]] && pass || fail "$3: unexpected '$2' in: $1"; }
-now_ms() { date +%s%3N; }
-
-# run_rl ARGS...: runs raylaunch (environment as exported), capturing $out, $err, $rc and the
-# wall time $ms; everything it printed is also appended to ALL_OUTPUT.
-run_rl() {
-  local t0; t0=$(now_ms)
-  out=$("$RL" "$@" 2>"$WORK/stderr"); rc=$?
-  ms=$(($(now_ms) - t0))
-  err=$(cat "$WORK/stderr")
-  printf '%s\n%s\n' "$out" "$err" >> "$ALL_OUTPUT"
-}
 
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -99,17 +81,11 @@ start_fake() {
 }
 
 # The Redis password, and the ACL user's, never appear in anything raylaunch printed.
-check_no_secret() {
-  if grep -qF -- "$PASSWORD" "$ALL_OUTPUT" || grep -qF -- "$USER_PASSWORD" "$ALL_OUTPUT" ||
-     grep -qF -- "s3cret-e2e" "$ALL_OUTPUT"; then
-    fail "a Redis password appears in raylaunch's output: $(grep -F -e s3cret-e2e -e "$USER_PASSWORD" "$ALL_OUTPUT" | head -3)"
+before_finish() {
+  if grep -qF -- "$PASSWORD" "$RUN_LOG" || grep -qF -- "$USER_PASSWORD" "$RUN_LOG" ||
+     grep -qF -- "s3cret-e2e" "$RUN_LOG"; then
+    fail "a Redis password appears in raylaunch's output: $(grep -F -e s3cret-e2e -e "$USER_PASSWORD" "$RUN_LOG" | head -3)"
   else
     pass
   fi
-}
-
-finish() {
-  check_no_secret
-  echo "$_passed passed, $_failed failed"
-  [[ $_failed -eq 0 ]]
 }

@@ -44,7 +44,7 @@ late_pid=$!
 sleep 1.5
 start_redis "$late"
 wait "$late_pid"; rc=$?
-err=$(cat "$WORK/late.err"); cat "$WORK/late.out" "$WORK/late.err" >> "$ALL_OUTPUT"
+err=$(cat "$WORK/late.err"); cat "$WORK/late.out" "$WORK/late.err" >> "$RUN_LOG"
 expect_rc 0 "Redis started late"
 expect_in "$err" "TCP connect stage failing: Connection refused (127.0.0.1:$late)" "late: the failing stage is logged"
 expect_in "$err" "is ready: PONG after AUTH" "late: ready"
@@ -89,7 +89,7 @@ term_pid=$!
 sleep 1
 kill -TERM "$term_pid"
 wait "$term_pid"; rc=$?; err=$(cat "$WORK/term.err")
-cat "$WORK/term.out" "$WORK/term.err" >> "$ALL_OUTPUT"
+cat "$WORK/term.out" "$WORK/term.err" >> "$RUN_LOG"
 expect_rc 143 "SIGTERM"
 expect_in "$err" "wait for Redis at 127.0.0.1:$down stopped after" "SIGTERM line"
 
