@@ -2,7 +2,9 @@
 // Test helpers: temp dirs, fake node trees (tests/support/make-node-tree), settings builders.
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,6 +15,14 @@
 #include "config/settings.hpp"
 
 namespace fixtures {
+
+// The whole file at `path`, bytes as they are ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
 
 class TempDir {
  public:

@@ -1,8 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
-
 #include "../fabric/image_tree.hpp"
 #include "fabric/dynamic_linker.hpp"
 
@@ -11,19 +8,12 @@ using fabric_fixtures::ImageTree;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 // A linker over `tree` with `library_path` and the tree's ld.so.cache, as in the process.
 struct Linker {
   explicit Linker(const ImageTree& tree, const std::string& library_path = "", std::size_t budget = 2048,
                   LinkerLimits limits = {})
       : root(tree.path(), budget) {
-    if (auto c = LdCache::parse(slurp(tree.path() + "/etc/ld.so.cache"))) {
+    if (auto c = LdCache::parse(fixtures::slurp(tree.path() + "/etc/ld.so.cache"))) {
       cache = std::move(c).value();
     }
     linker = std::make_unique<DynamicLinker>(

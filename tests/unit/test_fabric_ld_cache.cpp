@@ -1,8 +1,5 @@
 #include <catch2/catch.hpp>
-
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "../fabric/image_tree.hpp"
 #include "fabric/elf_file.hpp"
@@ -13,13 +10,6 @@ using fabric_fixtures::ImageTree;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 template <typename T>
 void put(std::string& b, T v) {
   b.append(reinterpret_cast<const char*>(&v), sizeof v);
@@ -29,7 +19,7 @@ void put(std::string& b, T v) {
 
 TEST_CASE("a cache written by ldconfig -r maps each soname to its path for x86-64", "[fabric][ldcache]") {
   const ImageTree tree("image");
-  auto cache = LdCache::parse(slurp(tree.path() + "/etc/ld.so.cache"));
+  auto cache = LdCache::parse(fixtures::slurp(tree.path() + "/etc/ld.so.cache"));
   REQUIRE(cache);
   CHECK(cache->size() == 5);
   CHECK(cache->find("libhwloc.so.15", k_em_x86_64) == "/usr/lib/x86_64-linux-gnu/libhwloc.so.15");
@@ -39,14 +29,14 @@ TEST_CASE("a cache written by ldconfig -r maps each soname to its path for x86-6
 
   tree.sh("echo /opt/amazon/efa/lib > etc/ld.so.conf.d/efa.conf");
   tree.ldconfig();
-  auto with_efa = LdCache::parse(slurp(tree.path() + "/etc/ld.so.cache"));
+  auto with_efa = LdCache::parse(fixtures::slurp(tree.path() + "/etc/ld.so.cache"));
   REQUIRE(with_efa);
   CHECK(with_efa->find("libfabric.so.1", k_em_x86_64) == "/opt/amazon/efa/lib/libfabric.so.1");
 }
 
 TEST_CASE("a damaged cache is an error in one line, never a crash", "[fabric][ldcache]") {
   const ImageTree tree("image");
-  const std::string good = slurp(tree.path() + "/etc/ld.so.cache");
+  const std::string good = fixtures::slurp(tree.path() + "/etc/ld.so.cache");
   CHECK(LdCache::parse("").error() == "not an ld.so.cache (unknown magic)");
   CHECK(LdCache::parse("hello, world, this is no cache").error() == "not an ld.so.cache (unknown magic)");
   CHECK(LdCache::parse(good.substr(0, 30)).error() == "truncated header");
@@ -77,7 +67,7 @@ TEST_CASE("the old ld.so-1.7.0 layout, alone, is read too", "[fabric][ldcache]")
 
 TEST_CASE("every byte of a cache corrupted in turn: parsed or refused, never a crash", "[fabric][ldcache]") {
   const ImageTree tree("image");
-  const std::string good = slurp(tree.path() + "/etc/ld.so.cache");
+  const std::string good = fixtures::slurp(tree.path() + "/etc/ld.so.cache");
   int parsed = 0, refused = 0;
   for (std::size_t at = 0; at < good.size(); ++at) {
     for (const char value : {'\xff', '\x00', '\x41'}) {

@@ -1,6 +1,5 @@
 #include <catch2/catch.hpp>
 #include <fstream>
-#include <sstream>
 
 #include "fixtures.hpp"
 #include "plan/plan.hpp"
@@ -22,20 +21,13 @@ PodFacts p4de_pod(const NodeTree& tree, const std::string& hostname, EnvMap env 
   return f;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 // Compares with tests/golden/NAME; RAYLAUNCH_UPDATE_GOLDEN=1 rewrites it instead.
 void check_golden(const std::string& name, const std::string& actual) {
   const std::string path = std::string(RAYLAUNCH_TESTS_DIR) + "/golden/" + name;
   if (std::getenv("RAYLAUNCH_UPDATE_GOLDEN") != nullptr) {
     std::ofstream(path) << actual;
   }
-  CHECK(actual == read_file(path));
+  CHECK(actual == fixtures::slurp(path));
 }
 
 const std::map<std::string, std::string> k_flags = {{"nodes", "4"}, {"namespace", "ml"}};
