@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/parse.hpp"
+
 namespace launcher::fabric {
 
 namespace {
@@ -77,11 +79,7 @@ std::vector<std::string> default_dirs(std::uint16_t machine) {
 
 std::vector<std::string> split_library_path(std::string_view value) {
   std::vector<std::string> dirs;
-  std::size_t start = 0;
-  while (start <= value.size()) {
-    const std::size_t sep = value.find_first_of(":;", start);
-    const std::size_t end = sep == std::string_view::npos ? value.size() : sep;
-    std::string dir(value.substr(start, end - start));
+  for (std::string dir : util::split_list(value, ":;")) {
     while (dir.size() > 1 && dir.back() == '/') {
       dir.pop_back();
     }
@@ -89,7 +87,6 @@ std::vector<std::string> split_library_path(std::string_view value) {
     if (!dir.empty() && dir.front() == '/' && dir.find('$') == std::string::npos) {
       dirs.push_back(std::move(dir));
     }
-    start = end + 1;
   }
   return dirs;
 }

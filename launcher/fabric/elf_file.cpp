@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "fabric/failure.hpp"
+#include "util/parse.hpp"
 
 namespace launcher::fabric {
 
@@ -122,18 +123,6 @@ std::optional<std::uint64_t> file_offset(const std::vector<Segment>& segs, std::
   return std::nullopt;
 }
 
-std::vector<std::string> split_path_list(std::string_view list) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t colon = list.find(':', start);
-    const std::size_t end = colon == std::string_view::npos ? list.size() : colon;
-    out.emplace_back(list.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string machine_name(std::uint16_t machine) {
@@ -219,11 +208,11 @@ util::Result<ElfInfo, ElfError> read_elf_info(const RootedFile& f) {
       info.soname = s;
     } else if (tag == k_dt_rpath) {
       info.has_rpath = true;
-      auto dirs = split_path_list(s);
+      auto dirs = util::split_list(s, ":");
       info.rpath.insert(info.rpath.end(), dirs.begin(), dirs.end());
     } else {
       info.has_runpath = true;
-      auto dirs = split_path_list(s);
+      auto dirs = util::split_list(s, ":");
       info.runpath.insert(info.runpath.end(), dirs.begin(), dirs.end());
     }
   }

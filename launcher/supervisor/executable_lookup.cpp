@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/parse.hpp"
 #include "util/strings.hpp"
 
 namespace launcher::supervisor {
@@ -37,23 +38,14 @@ util::Result<std::string, LookupError> resolve_executable(const std::string& nam
                        util::printable(name) + ": " + (err == ENOENT ? "no such file" : "not an executable file")});
   }
   bool found_not_executable = false;
-  std::string_view dirs(path);
-  while (true) {
-    const auto colon = dirs.find(':');
-    std::string dir(dirs.substr(0, colon));
-    if (dir.empty()) {
-      dir = ".";  // an empty PATH entry means the current directory, as for execvp
-    }
-    const std::string file = dir + "/" + name;
+  for (const std::string& dir : util::split_list(path, ":")) {
+    // An empty PATH entry means the current directory, as for execvp.
+    const std::string file = (dir.empty() ? std::string(".") : dir) + "/" + name;
     const int err = check(file);
     if (err == 0) {
       return file;
     }
     found_not_executable = found_not_executable || (err != ENOENT && err != ENOTDIR);
-    if (colon == std::string_view::npos) {
-      break;
-    }
-    dirs.remove_prefix(colon + 1);
   }
   return R::failure({found_not_executable ? 126 : 127,
                      util::printable(name) + ": " + (found_not_executable ? "found but not executable" : "not found") +

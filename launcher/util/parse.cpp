@@ -189,4 +189,17 @@ std::string format_elapsed(std::chrono::milliseconds d) {
   return buf.data();
 }
 
+std::vector<std::string> split_list(std::string_view s, std::string_view separators) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = s.find_first_of(separators, start);
+    items.emplace_back(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) {
+      return items;
+    }
+    start = end + 1;
+  }
+}
+
 }  // namespace launcher::util

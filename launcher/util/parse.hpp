@@ -41,4 +41,8 @@ std::string_view trim(std::string_view s);
 // Splits on runs of ASCII whitespace; no quoting (there is no shell here).
 std::vector<std::string> split_words(std::string_view s);
 
+// Splits at every one of `separators`, keeping empty items: "a::b" is {"a", "", "b"}, "" is
+// {""}. For search lists (PATH, LD_LIBRARY_PATH, RPATH), where an empty item means something.
+std::vector<std::string> split_list(std::string_view s, std::string_view separators);
+
 }  // namespace launcher::util

@@ -59,6 +59,14 @@ TEST_CASE("words split on whitespace without any quoting", "[parse]") {
         std::vector<std::string>{"--num-cpus=8", "--resources='{\"a\":", "1}'"});
 }
 
+TEST_CASE("search lists keep their empty items, which mean something", "[parse]") {
+  using V = std::vector<std::string>;
+  CHECK(split_list("/a::/b:", ":") == V{"/a", "", "/b", ""});  // PATH: empty is the current directory
+  CHECK(split_list("", ":") == V{""});
+  CHECK(split_list("/a;/b:/c", ":;") == V{"/a", "/b", "/c"});  // LD_LIBRARY_PATH takes both
+  CHECK(split_list("$ORIGIN/../lib", ":") == V{"$ORIGIN/../lib"});
+}
+
 TEST_CASE("durations: the vectors shared with the manifest validator (tests/data/durations.tsv)", "[parse]") {
   // One grammar for raylaunch and scripts/durations.py: both run these cases.
   std::ifstream in(RAYLAUNCH_TESTS_DIR "/data/durations.tsv");
