@@ -144,9 +144,7 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
   switch (w.which) {
     case Wait::preflight:
       if (!ready) {
-        m_exit_code = util::exit_code_of(w.end, 0);
-        m_reason = w.reason;
-        finish(out);  // nothing was started
+        end_before_start(out, w);
         return out;
       }
       m_phase = Phase::starting_ray;
@@ -181,9 +179,7 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
       return out;
     case Wait::head:
       if (!ready) {
-        m_exit_code = util::exit_code_of(w.end, 0);
-        m_reason = w.reason;
-        finish(out);  // nothing was started
+        end_before_start(out, w);
         return out;
       }
       m_phase = Phase::running_ray;
@@ -387,6 +383,12 @@ void Lifecycle::stop_ray(std::vector<Effect>& out) {
   if (!m_ray_stop_running) {
     finish(out);
   }
+}
+
+void Lifecycle::end_before_start(std::vector<Effect>& out, const WaitFinished& w) {
+  m_exit_code = util::exit_code_of(w.end, 0);
+  m_reason = w.reason;
+  finish(out);  // nothing was started, nothing to stop
 }
 
 void Lifecycle::finish(std::vector<Effect>& out) {

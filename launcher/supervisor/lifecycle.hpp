@@ -138,6 +138,8 @@ class Lifecycle {
   // Begin the shutdown: remember how the run ends, stop the command (if any) then Ray.
   void shut_down(std::vector<Effect>& out, int code, std::string reason, std::optional<int> command_signal);
   void stop_ray(std::vector<Effect>& out);
+  // A wait before anything was started (Redis, the head) ended not ready: exit at once.
+  void end_before_start(std::vector<Effect>& out, const WaitFinished& w);
   void finish(std::vector<Effect>& out);
 
   Settings m_s;
