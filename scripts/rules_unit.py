@@ -77,7 +77,7 @@ def selector_rules(docs):
             if len(matched) > 1:
                 problems.append((index, f"rule one-cluster: {field} {json.dumps(selector, sort_keys=True)} selects the "
                                         f"pods of {' and '.join(matched)}: give each cluster its own label "
-                                        "(README.md#two-clusters-in-one-namespace)"))
+                                        "(docs/deploy.md#two-clusters-in-one-namespace)"))
             elif not matched and required:
                 problems.append((index, f"rule one-cluster: {field} {json.dumps(selector, sort_keys=True)} selects no "
                                         "pod of this build (a StatefulSet's pods carry apps.kubernetes.io/pod-index, "
