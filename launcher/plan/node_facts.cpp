@@ -31,10 +31,14 @@ void gather_efa(const util::HostFs& fs, NodeFacts& facts) {
     const auto ibdev = fs.read_line("/sys/class/infiniband_verbs/" + name + "/ibdev");
     const auto driver = ibdev ? fs.link_target("/sys/class/infiniband/" + *ibdev + "/device/driver") : std::nullopt;
     const std::string label = ibdev ? *ibdev : name;
-    if (driver && driver->substr(driver->rfind('/') + 1) == "efa") {
+    const bool efa = driver && driver->substr(driver->rfind('/') + 1) == "efa";
+    if (efa) {
       facts.efa_devices.push_back(label);
     } else {
       facts.other_uverbs.push_back(label + (driver ? " (" + driver->substr(driver->rfind('/') + 1) + ")" : ""));
+    }
+    if (ibdev) {
+      gather_rdma_device(fs, *ibdev, efa, facts.devices);
     }
   }
 }
@@ -138,6 +142,7 @@ NodeFacts gather_node_facts(const std::string& host_root) {
   facts.instance_type = fs.read_line("/sys/devices/virtual/dmi/id/product_name").value_or("");
   gather_efa(fs, facts);
   gather_gpus(fs, facts);
+  gather_node_devices(fs, facts.devices);
   gather_hugetlb(fs, facts);
   gather_efa_libs(fs, facts);
   facts.probe_fabric = [host_root, devices = facts.efa_devices](const EnvMap& env) {

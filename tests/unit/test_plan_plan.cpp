@@ -95,7 +95,8 @@ TEST_CASE("the text plan shows role, checks with fixes, env reasons, argv and ex
   const std::string text =
       render_plan_text(make_plan(fixtures::config(k_flags), p4de_pod(tree, "training-1"), k_command));
   CHECK(text.starts_with("raylaunch plan: training-1 is the worker (ordinal 1 of 4 nodes)\n"));
-  CHECK_THAT(text, Catch::Contains("  FAIL  efa                    2 EFA devices found, 4 expected (p4de.24xlarge)\n"
+  CHECK_THAT(text, Catch::Contains("  FAIL  efa                    2 EFA devices found, 4 expected (p4de.24xlarge); "
+                                   "limited by the node: it has only 2 (/sys/class/infiniband)\n"
                                    "        fix: request vpc.amazonaws.com/efa: 4"));
   CHECK_THAT(text, Catch::Contains("  FI_EFA_USE_HUGE_PAGE=0\n      # the pod's 2MB huge-page limit is 0"));
   CHECK_THAT(text, Catch::Contains("ray start:\n  ray start --address=training-0.training-svc.ml.svc.cluster.local:6379"));
