@@ -67,7 +67,7 @@ void judge(const std::string& who, bool gpu, const PcieLink& link, Tally& t) {
   std::string problem;
   if (link.width && link.max_width && *link.width > *link.max_width) {
     // Link Status read as all ones (x63): the device does not answer (gpu-bus says more).
-    problem = "link status unreadable (x" + std::to_string(*link.width) + ")";
+    problem = "link status unreadable (x" + std::to_string(*link.width) + "; see gpu-bus)";
   } else if (link.width && width && *link.width == 0) {
     problem = "link down (x0 of x" + std::to_string(*width) + ")";
   } else if (link.width && width && *link.width < *width) {

@@ -135,13 +135,22 @@ std::string driver_of(const util::HostFs& fs, const std::string& dir) {
   return target ? base_name(*target) : "";
 }
 
+// One path component from a file (infiniband_verbs/uverbsN/ibdev), or not a device name.
+bool is_device_name(const std::string& name) {
+  return !name.empty() && name.front() != '.' && name.find('/') == std::string::npos;
+}
+
 void gather_pci_gpus(const util::HostFs& fs, DeviceFacts& out) {
   const std::vector<std::string> names = fs.list("/sys/bus/pci/devices");
   out.pci_visible = !names.empty();
   for (std::size_t i = 0; i < names.size() && i < k_max_pci_devices; ++i) {
     const std::string& address = names[i];
-    const std::string dir = "/sys/bus/pci/devices/" + address;
-    if (!is_pci_address(address) || fs.read_line(dir + "/vendor") != std::optional<std::string>("0x10de")) {
+    if (!is_pci_address(address)) {
+      continue;
+    }
+    const std::string link = "/sys/bus/pci/devices/" + address;
+    const std::string dir = resolve_link(fs, link).value_or(link);
+    if (fs.read_line(dir + "/vendor") != std::optional<std::string>("0x10de")) {
       continue;
     }
     const auto cls = fs.read_line(dir + "/class");  // "0x030200": base class, subclass, interface
@@ -160,7 +169,7 @@ void gather_pci_gpus(const util::HostFs& fs, DeviceFacts& out) {
       gpu.answers = vendor != 0xffff;
     }
     gpu.in_driver = fs.is_dir("/proc/driver/nvidia/gpus/" + address);
-    gpu.link = read_link(fs, resolve_link(fs, dir).value_or(dir));
+    gpu.link = read_link(fs, dir);
     out.gpus.push_back(std::move(gpu));
   }
 }
@@ -193,15 +202,23 @@ void gather_node_devices(const util::HostFs& fs, DeviceFacts& out) {
   // every device is listed in every namespace (rdma-system(8)), so this is the node's count
   // while /dev/infiniband holds the pod's (fabric-and-node-checks.md §4.1, an inference).
   for (const std::string& dev : fs.list("/sys/class/infiniband")) {
-    if (driver_of(fs, "/sys/class/infiniband/" + dev + "/device") == "efa") {
+    if (rdma_driver(fs, dev) == "efa") {
       out.node_efa.push_back(dev);
     }
   }
 }
 
+std::optional<std::string> rdma_driver(const util::HostFs& fs, const std::string& ibdev) {
+  if (!is_device_name(ibdev)) {
+    return std::nullopt;
+  }
+  const std::string link = "/sys/class/infiniband/" + ibdev + "/device";
+  const auto target = fs.link_target(resolve_link(fs, link).value_or(link) + "/driver");
+  return target ? std::optional<std::string>(base_name(*target)) : std::nullopt;
+}
+
 void gather_rdma_device(const util::HostFs& fs, const std::string& ibdev, bool efa, DeviceFacts& out) {
-  // The name comes from a file (infiniband_verbs/uverbsN/ibdev): one path component, or nothing.
-  if (ibdev.empty() || ibdev.front() == '.' || ibdev.find('/') != std::string::npos) {
+  if (!is_device_name(ibdev)) {
     return;
   }
   const std::string dir = "/sys/class/infiniband/" + ibdev;

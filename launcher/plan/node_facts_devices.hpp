@@ -72,6 +72,11 @@ std::optional<double> parse_link_speed(std::string_view text);
 // device in /sys/class/infiniband.
 void gather_node_devices(const util::HostFs& fs, DeviceFacts& out);
 
+// The driver bound to RDMA device `ibdev` ("efa", "mlx5_core"): the basename of
+// /sys/class/infiniband/<ibdev>/device/driver, the device link followed under the root.
+// nullopt when there is none, or when `ibdev` is no single path component.
+std::optional<std::string> rdma_driver(const util::HostFs& fs, const std::string& ibdev);
+
 // One verbs device the pod was given (from its /dev/infiniband/uverbsN): its ports, and for
 // an EFA device its PCIe link.
 void gather_rdma_device(const util::HostFs& fs, const std::string& ibdev, bool efa, DeviceFacts& out);

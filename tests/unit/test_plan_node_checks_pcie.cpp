@@ -73,7 +73,7 @@ TEST_CASE("pcie-links: a link that is down or unreadable warns; gpu-bus owns the
   const Check c = check_named(checks, "pcie-links");
   CHECK(c.status == CheckStatus::warn);
   CHECK_THAT(c.detail, Catch::StartsWith("GPU 0000:11:00.0 link down (x0 of x16); GPU 0000:12:00.0 link status "
-                                         "unreadable (x63) (2 of 40 links)"));
+                                         "unreadable (x63; see gpu-bus) (2 of 40 links)"));
   CHECK(check_named(checks, "gpu-bus").status == CheckStatus::fail);
 }
 
