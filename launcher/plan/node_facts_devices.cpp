@@ -114,7 +114,8 @@ std::optional<double> read_speed(const util::HostFs& fs, const std::string& file
 }
 
 // The link of the PCI device at `dir` (its real directory under /sys/devices), and the maximum
-// of the port above it when the parent directory is a PCI device too.
+// of the port above it when the parent directory is a PCI device too. The port's maximum can
+// only lower what the link should reach, so it is read only for a link below the device's own.
 PcieLink read_link(const util::HostFs& fs, const std::string& dir) {
   PcieLink link;
   link.speed = read_speed(fs, dir + "/current_link_speed");
@@ -124,8 +125,12 @@ PcieLink read_link(const util::HostFs& fs, const std::string& dir) {
   const std::string parent = parent_of(dir);
   if (is_pci_address(base_name(parent))) {
     link.port = base_name(parent);
-    link.port_max_speed = read_speed(fs, parent + "/max_link_speed");
-    link.port_max_width = read_width(fs, parent + "/max_link_width");
+    const bool below = (link.width && link.max_width && *link.width < *link.max_width) ||
+                       (link.speed && link.max_speed && *link.speed < *link.max_speed);
+    if (below) {
+      link.port_max_speed = read_speed(fs, parent + "/max_link_speed");
+      link.port_max_width = read_width(fs, parent + "/max_link_width");
+    }
   }
   return link;
 }
@@ -145,14 +150,12 @@ void gather_pci_gpus(const util::HostFs& fs, DeviceFacts& out) {
   out.pci_visible = !names.empty();
   for (std::size_t i = 0; i < names.size() && i < k_max_pci_devices; ++i) {
     const std::string& address = names[i];
-    if (!is_pci_address(address)) {
-      continue;
-    }
     const std::string link = "/sys/bus/pci/devices/" + address;
-    const std::string dir = resolve_link(fs, link).value_or(link);
-    if (fs.read_line(dir + "/vendor") != std::optional<std::string>("0x10de")) {
+    // Through the link (one read per device on a bus of hundreds); resolved for NVIDIA's only.
+    if (!is_pci_address(address) || fs.read_line(link + "/vendor") != std::optional<std::string>("0x10de")) {
       continue;
     }
+    const std::string dir = resolve_link(fs, link).value_or(link);
     const auto cls = fs.read_line(dir + "/class");  // "0x030200": base class, subclass, interface
     if (!cls || !cls->starts_with("0x03")) {
       continue;
@@ -228,8 +231,11 @@ void gather_rdma_device(const util::HostFs& fs, const std::string& ibdev, bool e
       continue;
     }
     const std::string port = dir + "/ports/" + ports[i];
-    out.ports.push_back({ibdev, efa, ports[i], fs.read_line(port + "/state").value_or(""),
-                         fs.read_line(port + "/phys_state").value_or("")});
+    RdmaPort p{ibdev, efa, ports[i], fs.read_line(port + "/state").value_or(""), ""};
+    if (!p.active()) {
+      p.phys_state = fs.read_line(port + "/phys_state").value_or("");  // only said of a port not ACTIVE
+    }
+    out.ports.push_back(std::move(p));
   }
   if (efa) {
     EfaLink link{ibdev, "", {}};

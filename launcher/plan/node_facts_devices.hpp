@@ -20,7 +20,7 @@ struct PcieLink {
   std::optional<int> width;         // lanes
   std::optional<int> max_width;
   std::string port;                 // the upstream port's PCI address; "" when none
-  std::optional<double> port_max_speed;
+  std::optional<double> port_max_speed;  // read only when the link is below the device's maximum
   std::optional<int> port_max_width;
 
   bool known() const { return speed.has_value() || width.has_value(); }
@@ -44,7 +44,7 @@ struct RdmaPort {
   bool efa = false;        // bound to the efa driver
   std::string port;        // "1"
   std::string state;       // as read, trimmed; "" when unreadable
-  std::string phys_state;
+  std::string phys_state;  // read only for a port that is not ACTIVE
 
   bool active() const;     // state 4 (IB_PORT_ACTIVE)
 };
