@@ -11,6 +11,7 @@
 
 #include "config/config.hpp"
 #include "util/fatal.hpp"
+#include "plan/env_var.hpp"
 #include "plan/node_checks.hpp"
 #include "plan/pod_facts.hpp"
 #include "config/settings.hpp"
@@ -87,6 +88,16 @@ inline std::vector<launcher::Check> node_checks_on(const NodeTree& tree,
   flags["host_root"] = tree.path();
   const launcher::NodeFacts node = launcher::gather_node_facts(tree.path());
   return launcher::node_checks(node, eks_limits(), launcher::settle_expectations(config(flags), node));
+}
+
+// The variable named `name` among `vars` (a plan's or fabric_env's); nullptr when absent.
+inline const launcher::EnvVar* env_var(const std::vector<launcher::EnvVar>& vars, const std::string& name) {
+  for (const launcher::EnvVar& v : vars) {
+    if (v.name == name) {
+      return &v;
+    }
+  }
+  return nullptr;
 }
 
 // Whether a check named `name` is among `checks`.

@@ -211,14 +211,7 @@ TEST_CASE("the plugin under another name or directory: the fix says which settin
 
 namespace {
 
-const EnvVar* env_var(const Plan& plan, const std::string& name) {
-  for (const EnvVar& v : plan.env) {
-    if (v.name == name) {
-      return &v;
-    }
-  }
-  return nullptr;
-}
+const EnvVar* env_var(const Plan& plan, const std::string& name) { return fixtures::env_var(plan.env, name); }
 
 }  // namespace
 
