@@ -3,7 +3,11 @@
 // kernel's PCI_ERROR_RESPONSE); one the driver could not initialise is bound to no driver; one
 // removed from the bus (surprise removal) is gone from /sys/bus/pci while the driver's
 // /proc/driver/nvidia/gpus/<bus id> may stay. Today such a GPU is found by a hung collective
-// (issue 19). Facts: node_facts_devices.cpp; ../shared/reference/fabric-and-node-checks.md §5.
+// (issue 19). A GPU on PCI without a /proc/driver/nvidia/gpus entry is not lost: in a container
+// that directory holds only the GPUs allocated to the pod (libnvidia-container bind-mounts
+// their entries over a tmpfs, nvc_mount.c), so the entry tells whose a GPU is, and the driver
+// binding (/sys/bus/pci/devices/<bus id>/driver) whether the driver has it. Facts:
+// node_facts_devices.cpp; ../shared/reference/fabric-and-node-checks.md §5.
 #include <algorithm>
 
 #include "plan/node_checks_devices.hpp"

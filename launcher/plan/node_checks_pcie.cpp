@@ -5,13 +5,14 @@
 //
 // What warns and what would fail, and why:
 //   - A GPU below its top *speed* passes. NVIDIA GPUs lower their link when idle as part of
-//     their power management: nvidia-smi(1), GPU Link Info, "The current link generation and
-//     width. These may be reduced when the GPU is not in use"; NVIDIA's forum answer on
-//     keeping Gen3: "Downgrading the PCIe link when not in use is an important integral part of
-//     the GPU's power management". raylaunch runs before training, on idle GPUs.
+//     their power management: nvidia-smi(1), GPU ATTRIBUTES, GPU Link Info, "The current link
+//     generation and width. These may be reduced when the GPU is not in use"; the answer on
+//     NVIDIA's developer forum ("Prevent PCIe From Reducing Gen?"): "Downgrading the PCIe link
+//     when not in use is an important integral part of the GPU's power management, and to my
+//     knowledge there are no user-accessible knobs". raylaunch runs before training, on idle GPUs.
 //   - A GPU below its *width* warns. The same sentence allows a narrower link at idle, so it
-//     cannot be judged for sure before load; but GPUs are seen keeping x16 at idle while they
-//     drop to Gen1 (e.g. nvidia-smi -q "PCIe Generation Max 3 Current 1, Link Width Max 16x
+//     cannot be judged for sure before load; but published nvidia-smi -q output shows idle GPUs
+//     at Gen1 keeping their width ("PCIe Generation Max 3, Current 1; Link Width Max 16x,
 //     Current 16x"), so a narrow link is worth a look under load.
 //   - An EFA device below its width or speed warns. AWS documents no idle link power saving for
 //     EFA (inference: none found), and a slower link caps that device's share of the bandwidth.
