@@ -95,8 +95,19 @@ std::optional<std::string> read_prefix(const std::string& path, std::size_t n) {
   return out;
 }
 
+// A sysfs attribute's first line, from its first 64 bytes: every attribute read here is
+// shorter ("16.0 GT/s PCIe", "4: ACTIVE"), and a planted large file costs one small read, not
+// a megabyte (HostFs's cap) for each of hundreds of PCI devices.
+std::optional<std::string> attribute(const util::HostFs& fs, const std::string& abs) {
+  auto text = read_prefix(fs.path(abs), 64);
+  if (!text) {
+    return std::nullopt;
+  }
+  return std::string(util::trim(std::string_view(*text).substr(0, text->find('\n'))));
+}
+
 std::optional<int> read_width(const util::HostFs& fs, const std::string& file) {
-  const auto text = fs.read_line(file);
+  const auto text = attribute(fs, file);
   if (!text) {
     return std::nullopt;
   }
@@ -109,7 +120,7 @@ std::optional<int> read_width(const util::HostFs& fs, const std::string& file) {
 }
 
 std::optional<double> read_speed(const util::HostFs& fs, const std::string& file) {
-  const auto text = fs.read_line(file);
+  const auto text = attribute(fs, file);
   return text ? parse_link_speed(*text) : std::nullopt;
 }
 
@@ -152,11 +163,11 @@ void gather_pci_gpus(const util::HostFs& fs, DeviceFacts& out) {
     const std::string& address = names[i];
     const std::string link = "/sys/bus/pci/devices/" + address;
     // Through the link (one read per device on a bus of hundreds); resolved for NVIDIA's only.
-    if (!is_pci_address(address) || fs.read_line(link + "/vendor") != std::optional<std::string>("0x10de")) {
+    if (!is_pci_address(address) || attribute(fs, link + "/vendor") != std::optional<std::string>("0x10de")) {
       continue;
     }
     const std::string dir = resolve_link(fs, link).value_or(link);
-    const auto cls = fs.read_line(dir + "/class");  // "0x030200": base class, subclass, interface
+    const auto cls = attribute(fs, dir + "/class");  // "0x030200": base class, subclass, interface
     if (!cls || !cls->starts_with("0x03")) {
       continue;
     }
@@ -231,9 +242,9 @@ void gather_rdma_device(const util::HostFs& fs, const std::string& ibdev, bool e
       continue;
     }
     const std::string port = dir + "/ports/" + ports[i];
-    RdmaPort p{ibdev, efa, ports[i], fs.read_line(port + "/state").value_or(""), ""};
+    RdmaPort p{ibdev, efa, ports[i], attribute(fs, port + "/state").value_or(""), ""};
     if (!p.active()) {
-      p.phys_state = fs.read_line(port + "/phys_state").value_or("");  // only said of a port not ACTIVE
+      p.phys_state = attribute(fs, port + "/phys_state").value_or("");  // only said of a port not ACTIVE
     }
     out.ports.push_back(std::move(p));
   }

@@ -81,6 +81,8 @@ TEST_CASE("planted device files read as unknown, never block, never leave the ro
                "/current_link_width && echo 'fast GT/s' > " + gpu +
                "/current_link_speed && rm sys/class/infiniband/rdmap0s0/ports/1/state && mkfifo "
                "sys/class/infiniband/rdmap0s0/ports/1/state");
+  // A GPU's class file of 2 MiB: one short read, still the first line.
+  sh(tree, "{ echo 0x030200; head -c 2097152 /dev/zero; } > sys/devices/pci0000:00/0000:00:02.0/0000:11:00.0/class");
   // An ibdev name that climbs out of /sys/class/infiniband, and a device link that is absolute.
   sh(tree, "echo ../../../../etc > sys/class/infiniband_verbs/uverbs1/ibdev && ln -sfn "
            "/sys/devices/pci0000:80/0000:80:02.0/0000:92:00.0 sys/class/infiniband/rdmap2s0/device");
@@ -91,6 +93,7 @@ TEST_CASE("planted device files read as unknown, never block, never leave the ro
   CHECK_FALSE(g.link.speed.has_value());
   CHECK(g.link.max_speed == std::optional<double>(16.0));
   CHECK(n.devices.ports.front().state.empty());
+  CHECK(n.devices.gpus.size() == 8);
   for (const RdmaPort& p : n.devices.ports) {
     CHECK(p.device.find('/') == std::string::npos);
   }
