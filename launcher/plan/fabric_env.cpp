@@ -1,5 +1,6 @@
 #include "plan/fabric_env.hpp"
 
+#include "fabric/image_root.hpp"
 #include "plan/env_rules.hpp"
 #include "util/strings.hpp"
 
@@ -92,6 +93,46 @@ FabricEnv fabric_env(const PodIdentity& id, const NodeFacts& node, const EnvMap&
     }
   }
   return out;
+}
+
+// NCCL with NCCL_NET_PLUGIN unset dlopens "libnccl-net.so" only; set to "ofi" it tries "ofi",
+// then "libnccl-net-ofi.so" (NVIDIA/nccl src/plugin/net.cc defaultNetPlugin,
+// src/plugin/plugin_open.cc openPluginLib). aws-ofi-nccl names its plugin libnccl-net-ofi.so
+// since 1.15.0, libnccl-net.so being a symlink that --disable-nccl-net-symlink skips, "This
+// allows users to set NCCL_NET_PLUGIN=ofi" (RELEASENOTES.md, v1.15.0). Set only when
+// libnccl-net.so is missing everywhere: a libnccl-net.so that is there but broken is the
+// nccl-net-plugin check's to report, not to route around.
+std::optional<EnvVar> ofi_plugin_name(const FabricFacts& image, const EnvMap& user_env) {
+  if (!image.inspected || user_env.count("NCCL_NET_PLUGIN") != 0 || !image.plugin_setting.empty() ||
+      image.found_plugin() != nullptr) {
+    return std::nullopt;
+  }
+  for (const LibraryLoad& attempt : image.plugin_attempts) {
+    for (const LibraryProblem& p : attempt.problems) {
+      if (p.kind == LibraryProblem::Kind::unusable) {
+        return std::nullopt;
+      }
+    }
+  }
+  for (const PluginHint& hint : image.plugin_hints) {
+    if (hint.on_search_path && fabric::base_name(hint.path) == "libnccl-net-ofi.so") {
+      return EnvVar{"NCCL_NET_PLUGIN", "ofi", Origin::raylaunch,
+                    "only " + hint.path + " is on the linker's search path, no libnccl-net.so link (a multi-stage "
+                    "build or --disable-nccl-net-symlink leaves it out): NCCL loads libnccl-net-ofi.so by this "
+                    "name (NCCL plugin_open.cc; aws-ofi-nccl RELEASENOTES v1.15.0)"};
+    }
+  }
+  return std::nullopt;
+}
+
+std::size_t after_nccl(const std::vector<EnvVar>& vars) {
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    if (vars[i].name.starts_with("NCCL_")) {
+      at = i + 1;
+    }
+  }
+  return at;
 }
 
 }  // namespace launcher

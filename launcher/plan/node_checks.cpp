@@ -2,6 +2,7 @@
 #include "plan/node_checks.hpp"
 
 #include "plan/instance_types.hpp"
+#include "plan/node_checks_devices.hpp"
 #include "util/strings.hpp"
 #include "util/parse.hpp"
 
@@ -96,6 +97,12 @@ Check check_efa(const NodeFacts& node, const Expectations& e) {
   Check c = check_count("efa", "EFA devices", node.efa(), e.efa, e.efa_source, "",
                         "request vpc.amazonaws.com/efa: " + std::to_string(e.efa) +
                             " (Karpenter attaches EFA only when a pod requests it)");
+  if (const auto shortfall = efa_shortfall(node, e); shortfall && c.status == CheckStatus::fail) {
+    c.detail += "; " + shortfall->why;
+    c.fix = shortfall->fix;
+  } else if (const auto on_node = node.devices.node_efa.size(); on_node > node.efa_devices.size()) {
+    c.detail += "; the node has " + std::to_string(on_node);
+  }
   if (!node.other_uverbs.empty() && c.status == CheckStatus::pass) {
     c.status = CheckStatus::warn;
     c.detail += "; non-EFA uverbs devices visible: " + util::join(node.other_uverbs, ", ");
@@ -187,10 +194,12 @@ Expectations settle_expectations(const Config& config, const NodeFacts& node) {
   if (config.efa) {
     e.efa = *config.efa;
     e.efa_source = config.source_of("efa");
+    e.efa_set = true;
   } else if (shape) {
     e.efa = shape->efa;
     e.efa_source = node.instance_type;
   }
+  e.nodes = std::max(1, config.nodes);
   if (config.shm_min) {
     e.shm_min = *config.shm_min;
     e.shm_min_source = config.source_of("shm_min");
@@ -205,8 +214,15 @@ Expectations settle_expectations(const Config& config, const NodeFacts& node) {
 }
 
 std::vector<Check> node_checks(const NodeFacts& node, const util::ProcessLimits& limits, const Expectations& expect) {
-  return {check_instance(node),          check_shm(node, expect), check_gpus(node, expect), check_efa(node, expect),
-          check_memlock(node, limits), check_nofile(limits),    check_hugetlb(node)};
+  std::vector<Check> out{check_instance(node), check_shm(node, expect), check_gpus(node, expect)};
+  for (const std::optional<Check>& c : {check_gpu_bus(node, expect), std::optional<Check>(check_efa(node, expect)),
+                                        check_rdma_ports(node, expect), check_pcie_links(node)}) {
+    if (c) {
+      out.push_back(*c);
+    }
+  }
+  out.insert(out.end(), {check_memlock(node, limits), check_nofile(limits), check_hugetlb(node)});
+  return out;
 }
 
 std::optional<RaiseLimit> nofile_raise(const util::ProcessLimits& limits) {

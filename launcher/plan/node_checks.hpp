@@ -16,15 +16,20 @@ struct Expectations {
   std::string gpus_source;
   int efa = -1;
   std::string efa_source;
+  bool efa_set = false;  // the efa setting gave it (the manifests keep it equal to the pod's request)
   std::uint64_t shm_min = 0;
   std::string shm_min_source;
   std::uint64_t object_store = 0;  // planned Ray object store; 0 if none
+  int nodes = 1;                   // the cluster's size: one node needs no network between GPUs
 };
 
 Expectations settle_expectations(const Config& config, const NodeFacts& node);
 
-// Pure: one Check per rule (instance, shm, gpus, efa, memlock, nofile, hugetlb). Each
-// non-pass check names the fix in one line. `limits` are this process's own.
+// Pure: one Check per rule (instance, shm, gpus, gpu-bus, efa, rdma-ports, pcie-links, memlock,
+// nofile, hugetlb). gpu-bus, rdma-ports and pcie-links appear only where there is something to
+// judge (GPUs, RDMA devices, PCIe links: node_checks_devices.hpp), so a workstation without
+// them shows none. Each non-pass check names the fix in one line. `limits` are this process's
+// own.
 std::vector<Check> node_checks(const NodeFacts& node, const util::ProcessLimits& limits, const Expectations& expect);
 
 // The RLIMIT_NOFILE soft limit `run` will set: min(hard, 65536) when the soft limit is lower

@@ -9,6 +9,7 @@
 #include "plan/pod_facts.hpp"
 #include "util/host_fs.hpp"
 #include "util/parse.hpp"
+#include "util/strings.hpp"
 
 namespace launcher {
 
@@ -29,12 +30,16 @@ void gather_efa(const util::HostFs& fs, NodeFacts& facts) {
       continue;
     }
     const auto ibdev = fs.read_line("/sys/class/infiniband_verbs/" + name + "/ibdev");
-    const auto driver = ibdev ? fs.link_target("/sys/class/infiniband/" + *ibdev + "/device/driver") : std::nullopt;
-    const std::string label = ibdev ? *ibdev : name;
-    if (driver && driver->substr(driver->rfind('/') + 1) == "efa") {
-      facts.efa_devices.push_back(label);
+    const auto driver = ibdev ? rdma_driver(fs, *ibdev) : std::nullopt;
+    const bool efa = driver == std::optional<std::string>("efa");
+    if (efa) {
+      facts.efa_devices.push_back(*ibdev);  // a valid device name (rdma_driver checked it), used in paths
     } else {
-      facts.other_uverbs.push_back(label + (driver ? " (" + driver->substr(driver->rfind('/') + 1) + ")" : ""));
+      facts.other_uverbs.push_back((ibdev ? util::printable(*ibdev) : name) +
+                                   (driver ? " (" + util::printable(*driver) + ")" : ""));
+    }
+    if (ibdev) {
+      gather_rdma_device(fs, *ibdev, efa, facts.devices);
     }
   }
 }
@@ -138,6 +143,7 @@ NodeFacts gather_node_facts(const std::string& host_root) {
   facts.instance_type = fs.read_line("/sys/devices/virtual/dmi/id/product_name").value_or("");
   gather_efa(fs, facts);
   gather_gpus(fs, facts);
+  gather_node_devices(fs, facts.devices);
   gather_hugetlb(fs, facts);
   gather_efa_libs(fs, facts);
   facts.probe_fabric = [host_root, devices = facts.efa_devices](const EnvMap& env) {

@@ -61,6 +61,7 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   plan.tls = plan_gcs_tls(config, facts.env);
   plan.env.insert(plan.env.end(), plan.tls.env.begin(), plan.tls.env.end());
   FabricEnv fabric = fabric_env(plan.identity, facts.node, facts.env, config.checks);
+  const std::size_t fabric_at = plan.env.size();
   plan.env.insert(plan.env.end(), fabric.vars.begin(), fabric.vars.end());
   GcsFtPlan gcs_ft = plan_gcs_ft(config, plan.identity, facts.env);
   plan.env.insert(plan.env.end(), gcs_ft.env.begin(), gcs_ft.env.end());
@@ -68,9 +69,15 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
     plan.checks = node_checks(facts.node, facts.limits, expect);
     plan.checks.insert(plan.checks.end(), fabric.warnings.begin(), fabric.warnings.end());
     // The image is read only now, only with EFA, as NCCL would see it under this plan's env.
-    const EnvMap child = plan.child_env(facts.env);
+    EnvMap child = plan.child_env(facts.env);
     const bool probe = facts.node.efa() > 0 && facts.node.probe_fabric;
-    const FabricFacts image = probe ? facts.node.probe_fabric(child) : FabricFacts{};
+    FabricFacts image = probe ? facts.node.probe_fabric(child) : FabricFacts{};
+    // Only libnccl-net-ofi.so there: name it for NCCL, then judge the image as NCCL will load it.
+    if (const auto plugin = ofi_plugin_name(image, facts.env)) {
+      plan.env.insert(plan.env.begin() + static_cast<long>(fabric_at + after_nccl(fabric.vars)), *plugin);
+      child = plan.child_env(facts.env);
+      image = facts.node.probe_fabric(child);
+    }
     const std::vector<Check> fabric_checked = fabric_checks(facts.node, image, child, plan.identity.nodes);
     plan.checks.insert(plan.checks.end(), fabric_checked.begin(), fabric_checked.end());
     plan.checks.insert(plan.checks.end(), gcs_ft.checks.begin(), gcs_ft.checks.end());

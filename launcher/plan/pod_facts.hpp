@@ -6,6 +6,7 @@
 
 #include "config/config.hpp"
 #include "plan/fabric_facts.hpp"
+#include "plan/node_facts_devices.hpp"
 #include "util/env_map.hpp"
 #include "util/process_limits.hpp"
 
@@ -30,6 +31,7 @@ struct NodeFacts {
   std::optional<std::uint64_t> hugetlb_2mb_limit;  // nullopt with hugetlb_known: "max"
   std::optional<std::uint64_t> memory_bytes;       // min(MemTotal, cgroup memory.max)
   std::vector<std::string> efa_lib_dirs;           // EFA/ofi-nccl library dirs that exist
+  DeviceFacts devices;                             // PCI GPUs, RDMA ports, PCIe links
   // Reads the image's NCCL, net plugin and libfabric, and the GDR facts, for an environment
   // (fabric_facts.hpp). Set by gather_node_facts; make_plan calls it only with EFA devices and
   // checks on. Unset in facts built by hand: the fabric library checks are left out.

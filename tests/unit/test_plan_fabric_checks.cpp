@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "../fabric/image_tree.hpp"
 #include "plan/fabric_checks.hpp"
 #include "plan/plan.hpp"
@@ -192,11 +194,12 @@ TEST_CASE("NCCL_NET_PLUGIN names a custom suffix, or a path", "[fabric][checks]"
 TEST_CASE("the plugin under another name or directory: the fix says which setting", "[fabric][checks]") {
   const ImageTree tree("p4de-ofi");
   tree.sh("rm opt/amazon/ofi-nccl/lib/libnccl-net.so");  // --disable-nccl-net-symlink
-  const Plan no_link = plan_of(tree);
-  CHECK(check(no_link, "nccl-net-plugin").status == CheckStatus::fail);
-  CHECK_THAT(check(no_link, "nccl-net-plugin").detail,
+  // The user's NCCL_NET_PLUGIN wins, even a wrong one; the fix names the one that works.
+  const Plan wrong = plan_of(tree, {{"NCCL_NET_PLUGIN", "net"}});
+  CHECK(check(wrong, "nccl-net-plugin").status == CheckStatus::fail);
+  CHECK_THAT(check(wrong, "nccl-net-plugin").detail,
              Catch::EndsWith("; /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so exists"));
-  CHECK(check(no_link, "nccl-net-plugin").fix ==
+  CHECK(check(wrong, "nccl-net-plugin").fix ==
         "set NCCL_NET_PLUGIN=ofi: aws-ofi-nccl ≥ 1.15 names its plugin libnccl-net-ofi.so (RELEASENOTES v1.15.0)");
   CHECK(check(plan_of(tree, {{"NCCL_NET_PLUGIN", "ofi"}}), "nccl-net-plugin").status == CheckStatus::pass);
 
@@ -204,6 +207,61 @@ TEST_CASE("the plugin under another name or directory: the fix says which settin
   CHECK(check(elsewhere, "nccl-net-plugin").fix ==
         "add /opt/amazon/ofi-nccl/lib to LD_LIBRARY_PATH (left unset, raylaunch sets it to the EFA directories that "
         "exist)");
+}
+
+namespace {
+
+const EnvVar* env_var(const Plan& plan, const std::string& name) { return fixtures::env_var(plan.env, name); }
+
+}  // namespace
+
+TEST_CASE("only libnccl-net-ofi.so on the search path: raylaunch sets NCCL_NET_PLUGIN=ofi and the plugin loads",
+          "[fabric][checks][ofi]") {
+  const ImageTree tree("p4de-ofi");
+  tree.sh("rm opt/amazon/ofi-nccl/lib/libnccl-net.so");  // the link a multi-stage build lost
+  const Plan plan = plan_of(tree);
+  const EnvVar* var = env_var(plan, "NCCL_NET_PLUGIN");
+  REQUIRE(var != nullptr);
+  CHECK(var->value == "ofi");
+  CHECK(var->origin == Origin::raylaunch);
+  CHECK(var->reason ==
+        "only /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so is on the linker's search path, no libnccl-net.so link (a "
+        "multi-stage build or --disable-nccl-net-symlink leaves it out): NCCL loads libnccl-net-ofi.so by this name "
+        "(NCCL plugin_open.cc; aws-ofi-nccl RELEASENOTES v1.15.0)");
+  // Judged as NCCL will load it: the second candidate of NCCL_NET_PLUGIN=ofi.
+  CHECK(check(plan, "nccl-net-plugin").status == CheckStatus::pass);
+  CHECK(check(plan, "nccl-net-plugin").detail ==
+        "libnccl-net-ofi.so → /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so via LD_LIBRARY_PATH, aws-ofi-nccl 1.16.3; "
+        "the 6 libraries it loads all resolve");
+  CHECK(plan.exit_code() == 0);
+  CHECK(plan.child_env({}).at("NCCL_NET_PLUGIN") == "ofi");
+  // It comes with the fabric variables, before the ones that describe the plan.
+  std::vector<std::string> names;
+  for (const EnvVar& v : plan.env) {
+    names.push_back(v.name);
+  }
+  const auto at = std::find(names.begin(), names.end(), "NCCL_NET_PLUGIN");
+  CHECK(*std::prev(at) == "NCCL_NET");
+}
+
+TEST_CASE("NCCL_NET_PLUGIN=ofi only where it is the one fix: never over the user's, never without reading",
+          "[fabric][checks][ofi]") {
+  const ImageTree tree("p4de-ofi");
+  CHECK(env_var(plan_of(tree), "NCCL_NET_PLUGIN") == nullptr);  // libnccl-net.so is there
+  tree.sh("rm opt/amazon/ofi-nccl/lib/libnccl-net.so");
+  const Plan user = plan_of(tree, {{"NCCL_NET_PLUGIN", "ofi"}});
+  REQUIRE(env_var(user, "NCCL_NET_PLUGIN") == nullptr);  // the user's value is inherited, not managed
+  CHECK(user.child_env({{"NCCL_NET_PLUGIN", "ofi"}}).at("NCCL_NET_PLUGIN") == "ofi");
+  CHECK(env_var(plan_of(tree, {}, {{"checks", "off"}}), "NCCL_NET_PLUGIN") == nullptr);  // nothing read
+  // The plugin's directory off the search path: naming it would not help; the fix says so.
+  const Plan off_path = plan_of(tree, {{"LD_LIBRARY_PATH", "/opt/amazon/efa/lib"}});
+  CHECK(env_var(off_path, "NCCL_NET_PLUGIN") == nullptr);
+  CHECK_THAT(check(off_path, "nccl-net-plugin").fix, Catch::StartsWith("add /opt/amazon/ofi-nccl/lib to LD_LIBRARY_PATH"));
+  // A libnccl-net.so that is there but broken is reported, not routed around.
+  tree.sh("ln -s loop.so opt/amazon/ofi-nccl/lib/libnccl-net.so && ln -s libnccl-net.so opt/amazon/ofi-nccl/lib/loop.so");
+  const Plan loop = plan_of(tree);
+  CHECK(env_var(loop, "NCCL_NET_PLUGIN") == nullptr);
+  CHECK(check(loop, "nccl-net-plugin").status == CheckStatus::warn);
 }
 
 TEST_CASE("no EFA devices: no fabric check, and the image is not read", "[fabric][checks]") {

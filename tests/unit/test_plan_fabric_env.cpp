@@ -28,14 +28,7 @@ NodeFacts with_efa(int n) {
   return f;
 }
 
-const EnvVar* find(const FabricEnv& env, const std::string& name) {
-  for (const EnvVar& v : env.vars) {
-    if (v.name == name) {
-      return &v;
-    }
-  }
-  return nullptr;
-}
+const EnvVar* find(const FabricEnv& env, const std::string& name) { return fixtures::env_var(env.vars, name); }
 
 }  // namespace
 

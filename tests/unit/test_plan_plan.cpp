@@ -47,6 +47,18 @@ TEST_CASE("golden JSON plan of a p4de worker", "[plan][golden]") {
   check_golden("plan-p4de-worker.json", render_plan_json(plan));
 }
 
+TEST_CASE("golden JSON plan of a p5 worker on a faulty node", "[plan][golden]") {
+  const NodeTree tree("p5-ofi", "training-3");
+  tree.inject("gpu-fell-off 0000:13:00.0");
+  tree.inject("link 0000:15:00.0 8 32.0");
+  tree.inject("port rdmap5s0 '1: DOWN' '2: Polling'");
+  tree.inject("efa-pod 16");
+  REQUIRE(std::system(("rm '" + tree.path() + "/opt/amazon/ofi-nccl/lib/libnccl-net.so'").c_str()) == 0);
+  const Plan plan = make_plan(fixtures::config(k_flags), p4de_pod(tree, "training-3"), k_command);
+  CHECK(plan.exit_code() == 78);
+  check_golden("plan-p5-worker-faults.json", render_plan_json(plan));
+}
+
 TEST_CASE("a failed check stops a strict plan with 78, not a warn one", "[plan]") {
   const NodeTree tree("p4de-2efa", "training-1");
   const PodFacts facts = p4de_pod(tree, "training-1");
@@ -95,7 +107,8 @@ TEST_CASE("the text plan shows role, checks with fixes, env reasons, argv and ex
   const std::string text =
       render_plan_text(make_plan(fixtures::config(k_flags), p4de_pod(tree, "training-1"), k_command));
   CHECK(text.starts_with("raylaunch plan: training-1 is the worker (ordinal 1 of 4 nodes)\n"));
-  CHECK_THAT(text, Catch::Contains("  FAIL  efa                    2 EFA devices found, 4 expected (p4de.24xlarge)\n"
+  CHECK_THAT(text, Catch::Contains("  FAIL  efa                    2 EFA devices found, 4 expected (p4de.24xlarge); "
+                                   "limited by the node: it has only 2 (/sys/class/infiniband)\n"
                                    "        fix: request vpc.amazonaws.com/efa: 4"));
   CHECK_THAT(text, Catch::Contains("  FI_EFA_USE_HUGE_PAGE=0\n      # the pod's 2MB huge-page limit is 0"));
   CHECK_THAT(text, Catch::Contains("ray start:\n  ray start --address=training-0.training-svc.ml.svc.cluster.local:6379"));
