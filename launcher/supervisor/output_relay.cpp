@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include "util/redact.hpp"
 #include "util/strings.hpp"
 
 namespace launcher::supervisor {
@@ -11,7 +12,10 @@ namespace launcher::supervisor {
 namespace {
 
 constexpr std::size_t k_keep_lines = 20;
-constexpr std::size_t k_max_line = 8192;  // a longer "line" is logged in pieces
+// A longer "line" is logged in pieces of about this size; each piece is cut only after the
+// whole text so far was redacted, holding back what could be the start of a secret.
+constexpr std::size_t k_max_line = 8000;  // under the log line's 8 KiB, with the prefix
+constexpr std::size_t k_reason_line = 512;  // the most of one line in the reason
 
 }  // namespace
 
@@ -26,10 +30,7 @@ OutputRelay::OutputRelay(boost::asio::io_context& io, util::Fd pipe, std::string
 void OutputRelay::read_more() {
   m_pipe.async_read_some(boost::asio::buffer(m_buffer), [this](const boost::system::error_code& ec, std::size_t n) {
     if (ec) {
-      if (!m_partial.empty()) {
-        emit(std::move(m_partial));
-        m_partial.clear();
-      }
+      flush_partial();
       return;  // EOF: every writer closed the pipe (or the relay is going away)
     }
     consume(m_buffer, n);
@@ -45,8 +46,12 @@ void OutputRelay::drain() {
     }
     consume(m_buffer, static_cast<std::size_t>(n));
   }
+  flush_partial();
+}
+
+void OutputRelay::flush_partial() {
   if (!m_partial.empty()) {
-    emit(std::move(m_partial));
+    emit(util::redact(m_partial));
     m_partial.clear();
   }
 }
@@ -54,14 +59,19 @@ void OutputRelay::drain() {
 void OutputRelay::consume(const char* data, std::size_t size) {
   for (std::size_t i = 0; i < size; ++i) {
     if (data[i] == '\n') {
-      emit(std::move(m_partial));
+      emit(util::redact(m_partial));
       m_partial.clear();
-    } else {
-      m_partial.push_back(data[i]);
-      if (m_partial.size() >= k_max_line) {
-        emit(std::move(m_partial));
-        m_partial.clear();
-      }
+      continue;
+    }
+    m_partial.push_back(data[i]);
+    if (m_partial.size() >= k_max_line) {
+      // Redact what there is, log all of it but the last (longest secret - 1) bytes, keep
+      // those: a secret that starts in them is completed by what comes next.
+      std::string redacted = util::redact(m_partial);
+      const std::size_t hold = std::min(redacted.size() / 2, util::longest_secret());
+      const std::string_view piece = util::cut_utf8(redacted, redacted.size() - hold);
+      m_partial = redacted.substr(piece.size());
+      emit(std::string(piece) + "…");
     }
   }
 }
@@ -80,10 +90,12 @@ void OutputRelay::emit(std::string line) {
 }
 
 std::string OutputRelay::last_lines(std::size_t n) const {
+  // Already redacted; escaped once, where the reason is written.
   const std::size_t from = m_recent.size() > n ? m_recent.size() - n : 0;
   std::string out;
   for (std::size_t i = from; i < m_recent.size(); ++i) {
-    out += (out.empty() ? "" : " | ") + util::printable(m_recent[i], 512);
+    const std::string_view line = util::cut_utf8(m_recent[i], k_reason_line);
+    out += (out.empty() ? "" : " | ") + std::string(line) + (line.size() < m_recent[i].size() ? "…" : "");
   }
   return out;
 }
