@@ -1,6 +1,7 @@
 #include "app/launcher_main.hpp"
 
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -109,7 +110,9 @@ int launcher_main(int argc, char** argv) {
       return check_stdout(parsed.help_exit);                        // --help
     }
     setup_process(parsed.invocation.config, parsed.spec->signals);  // logging, gRPC logs, signal mask
-    return check_stdout(parsed.spec->run(parsed.invocation));       // the command itself
+    const int code = parsed.spec->run(parsed.invocation);           // the command itself
+    spdlog::default_logger()->flush();                               // its last lines, a second at most
+    return check_stdout(code);
   } catch (const Fatal& e) {
     for (const std::string& line : e.lines()) {
       std::fprintf(stderr, "raylaunch: error: %s\n", line.c_str());
