@@ -154,7 +154,8 @@ Apply one_of(std::initializer_list<std::pair<const char*, Enum>> choices, Enum& 
 
 // The value of --redis-password, in either form (`--redis-password=V`, `--redis-password V`):
 // registered as a secret before anything can echo the setting, whatever else is wrong with it.
-void register_password_in(const std::vector<std::string>& args) {
+// A value with spaces in it splits into words: the rest of the text is registered too.
+void register_password_in(const std::string& text, const std::vector<std::string>& args) {
   constexpr std::string_view option = "--redis-password";
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view arg = args[i];
@@ -162,6 +163,12 @@ void register_password_in(const std::vector<std::string>& args) {
       util::add_secret(std::string(arg.substr(option.size() + 1)));
     } else if (arg == option && i + 1 < args.size()) {
       util::add_secret(args[i + 1]);
+    }
+  }
+  for (auto at = text.find(option); at != std::string::npos; at = text.find(option, at + 1)) {
+    const std::size_t value = at + option.size() + 1;
+    if (value < text.size() && (text[value - 1] == '=' || text[value - 1] == ' ')) {
+      util::add_secret(text.substr(value));
     }
   }
 }
@@ -276,7 +283,7 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   });
   p.field("ray_args", [&](const std::string& t) {
     c.ray_args = util::split_words(t);
-    register_password_in(c.ray_args);  // first: refused below, and never echoed
+    register_password_in(t, c.ray_args);  // first: refused below, and never echoed
     if (!util::is_printable_text(t)) {
       return std::string("ray start arguments without control characters");
     }

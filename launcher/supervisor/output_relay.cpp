@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include "util/redact.hpp"
 #include "util/strings.hpp"
 
@@ -27,27 +29,38 @@ OutputRelay::OutputRelay(boost::asio::io_context& io, util::Fd pipe, std::string
   read_more();
 }
 
+// Waits for the pipe to be readable and reads it here, never with a read of Asio's own in
+// flight: drain() may then read the same pipe at any time without lines going out of order.
 void OutputRelay::read_more() {
-  m_pipe.async_read_some(boost::asio::buffer(m_buffer), [this](const boost::system::error_code& ec, std::size_t n) {
+  m_pipe.async_wait(boost::asio::posix::stream_descriptor::wait_read, [this](const boost::system::error_code& ec) {
     if (ec) {
-      flush_partial();
-      return;  // EOF: every writer closed the pipe (or the relay is going away)
+      return;  // the relay is going away
     }
-    consume(m_buffer, n);
-    read_more();
+    if (read_available()) {
+      read_more();
+    }
   });
 }
 
-void OutputRelay::drain() {
+bool OutputRelay::read_available() {
   for (;;) {
     const ssize_t n = ::read(m_pipe.native_handle(), m_buffer, sizeof m_buffer);
-    if (n <= 0) {
-      break;
+    if (n > 0) {
+      consume(m_buffer, static_cast<std::size_t>(n));
+      continue;
     }
-    consume(m_buffer, static_cast<std::size_t>(n));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      return true;  // more may come
+    }
+    flush_partial();  // EOF: every writer closed the pipe (or it failed)
+    return false;
   }
-  flush_partial();
 }
+
+void OutputRelay::drain() { read_available(); }
 
 void OutputRelay::flush_partial() {
   if (!m_partial.empty()) {
@@ -90,12 +103,19 @@ void OutputRelay::emit(std::string line) {
 }
 
 std::string OutputRelay::last_lines(std::size_t n) const {
-  // Already redacted; escaped once, where the reason is written.
-  const std::size_t from = m_recent.size() > n ? m_recent.size() - n : 0;
+  // Already redacted; escaped once, where the reason is written. A last line without its
+  // newline yet (Ray's processes may still hold the pipe) counts too, less what could be the
+  // start of a secret.
+  std::vector<std::string> lines(m_recent.begin(), m_recent.end());
+  if (!m_partial.empty()) {
+    const std::string redacted = util::redact(m_partial);
+    lines.emplace_back(util::cut_utf8(redacted, redacted.size() - std::min(redacted.size(), util::longest_secret())));
+  }
+  const std::size_t from = lines.size() > n ? lines.size() - n : 0;
   std::string out;
-  for (std::size_t i = from; i < m_recent.size(); ++i) {
-    const std::string_view line = util::cut_utf8(m_recent[i], k_reason_line);
-    out += (out.empty() ? "" : " | ") + std::string(line) + (line.size() < m_recent[i].size() ? "…" : "");
+  for (std::size_t i = from; i < lines.size(); ++i) {
+    const std::string_view line = util::cut_utf8(lines[i], k_reason_line);
+    out += (out.empty() ? "" : " | ") + std::string(line) + (line.size() < lines[i].size() ? "…" : "");
   }
   return out;
 }

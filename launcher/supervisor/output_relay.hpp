@@ -17,13 +17,14 @@ class OutputRelay {
   OutputRelay(boost::asio::io_context& io, util::Fd pipe, std::string prefix);
 
   // Reads whatever is in the pipe now, without waiting (the child just exited: its last words
-  // may not have been read yet).
+  // may not have been read yet). A line still without its newline is kept for later.
   void drain();
   // The last `n` non-empty lines, joined with " | ".
   std::string last_lines(std::size_t n) const;
 
  private:
   void read_more();
+  bool read_available();  // false at EOF
   void consume(const char* data, std::size_t size);
   void flush_partial();
   void emit(std::string line);

@@ -37,7 +37,10 @@ void add_secret(std::string secret) {
       return;
     }
   }
-  secrets().push_back(std::move(secret));
+  // Longest first: a secret that contains a shorter one is replaced whole, not half-masked.
+  const auto at = std::find_if(secrets().begin(), secrets().end(),
+                               [&](const std::string& s) { return s.size() < secret.size(); });
+  secrets().insert(at, std::move(secret));
 }
 
 std::size_t longest_secret() {
