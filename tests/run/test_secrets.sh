@@ -5,7 +5,8 @@
 # stands as a word; a password given in RAYLAUNCH_RAY_ARGS is never echoed by the refusal, in
 # either form, however long or odd the setting; REDIS_PASSWORD reaches only the head's
 # `ray start`. And what Ray prints is escaped once: control characters that reorder or hide text
-# (U+202E, C1) never reach the terminal raw, and a byte escaped as \xff is not escaped again.
+# (U+202E, C1) never reach the terminal raw, and a byte escaped as \xff is not escaped again. A
+# token file is read to its first line only.
 source "$(dirname "$0")/lib.sh"
 ports
 LEFT=S3cretLeftHalf RIGHT=S3cretRightHalf
@@ -44,6 +45,14 @@ for args in "--redis-password hunter2-space --num-cpus=2" "--redis-password=hunt
   expect_not_in args.err "hunter2"
   expect_not_in args.out "hunter2"
 done
+
+# A token file whose first line is the token is Ray's, however long the rest (only the first
+# line is read): no "cannot read the token file" for a 100 KiB file.
+{ echo "tok-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"; head -c 100000 /dev/zero | tr '\0' '#'; } >"$WORK/token-file"
+pod token RAY_AUTH_MODE=token RAY_AUTH_TOKEN_PATH="$WORK/token-file" -- wait head --address "127.0.0.1:$(free_port)" --timeout 1s
+finish token
+expect_rc 69 "a 100 KiB token file (no head to wait for)"
+expect_not_in token.err "token file"
 
 # REDIS_PASSWORD goes to the head's `ray start` only: not to the command, not to a worker's Ray.
 pod env $(loopback_env) REDIS_PASSWORD=$SECRET -- run -- sh -c 'echo "[${REDIS_PASSWORD:-}]" > "$0"' "$WORK/command-env"
