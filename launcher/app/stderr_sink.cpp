@@ -51,9 +51,16 @@ void writer_loop(const std::shared_ptr<StderrSink::Queue>& q) {
       return;
     }
     std::string batch;
-    while (!q->lines.empty()) {
-      batch += q->lines.front();
-      q->lines.pop_front();
+    try {
+      while (!q->lines.empty()) {
+        batch += q->lines.front();
+        q->lines.pop_front();
+      }
+    } catch (const std::exception&) {  // out of memory: drop what is queued, never end PID 1
+      q->dropped += static_cast<long>(q->lines.size());
+      q->lines.clear();
+      q->bytes = 0;
+      continue;
     }
     q->writing = true;
     lock.unlock();
