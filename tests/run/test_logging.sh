@@ -26,24 +26,11 @@ PY
   PIDS+=($!)
 }
 
-# start NAME ENV... -- ARGS...: raylaunch with its stderr into NAME's FIFO.
-start() {
-  local name=$1 envs=()
-  shift
-  while [[ $1 != -- ]]; do envs+=("$1"); shift; done
-  shift
-  mkdir -p "$WORK/$name"
-  env HOSTNAME="$name" RAY_TMPDIR="$WORK/$name" "${envs[@]}" "$RAYLAUNCH_BIN" "$@" \
-    >"$WORK/$name.out" 2>"$WORK/$name.fifo" &
-  POD[$name]=$!
-  PIDS+=($!)
-}
-
 # The reader goes away, then SIGINT (Ctrl-C reaches both): raylaunch logs into a closed pipe,
 # and still stops the command and Ray and exits 130.
 reader tee
 touch "$WORK/tee.go"
-start tee $(loopback_env) -- run -- print_signals
+POD_STDERR=$WORK/tee.fifo pod tee $(loopback_env) -- run -- print_signals
 poll 20 grep -q ready "$WORK/signals"
 kill -KILL "${READER[tee]}"
 wait "${READER[tee]}" 2>/dev/null || true
@@ -60,7 +47,7 @@ expect_clean
 reader stalled
 export ORPHANS_REPORT=$WORK/zombies ORPHANS_SETTLE=3
 : >"$WORK/signals"
-start stalled $(loopback_env) RAYLAUNCH_LOG_LEVEL=debug RAYLAUNCH_HEALTH_PORT=$HEALTH_PORT -- \
+POD_STDERR=$WORK/stalled.fifo pod stalled $(loopback_env) RAYLAUNCH_LOG_LEVEL=debug RAYLAUNCH_HEALTH_PORT=$HEALTH_PORT -- \
   run -- sh -c 'make_orphans 5000 "$PPID"; exec print_signals'
 poll 120 test -s "$WORK/zombies"
 [[ "$(cat "$WORK/zombies")" == 0 ]] || fail "$(cat "$WORK/zombies") zombies left while stderr was stalled"

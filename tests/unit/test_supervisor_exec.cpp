@@ -55,6 +55,16 @@ bool same_mask(const sigset_t& a, const sigset_t& b) {
 
 void on_usr2(int) {}
 
+// Blocks every signal it can, as raylaunch does, and returns the mask the kernel took (never
+// SIGKILL or SIGSTOP).
+sigset_t block_all() {
+  sigset_t blocked;
+  sigfillset(&blocked);
+  pthread_sigmask(SIG_SETMASK, &blocked, nullptr);
+  pthread_sigmask(SIG_SETMASK, nullptr, &blocked);
+  return blocked;
+}
+
 }  // namespace
 
 TEST_CASE("spawn: Boost.Process reports every execve failure, with the reason (its error pipe survives)",
@@ -112,10 +122,7 @@ TEST_CASE("exec in place: a failed execve leaves the process as it was, and says
   fixtures::TempDir dir;
   const std::string plain = script(dir, "plain", "echo hi\n");
   const int code = in_child([&] {
-    sigset_t blocked;
-    sigfillset(&blocked);
-    pthread_sigmask(SIG_SETMASK, &blocked, nullptr);
-    pthread_sigmask(SIG_SETMASK, nullptr, &blocked);  // what the kernel took (not SIGKILL, SIGSTOP)
+    const sigset_t blocked = block_all();
     struct sigaction handler {};
     handler.sa_handler = on_usr2;
     sigaction(SIGUSR2, &handler, nullptr);
@@ -151,10 +158,7 @@ TEST_CASE("exec in place: a signal pending as the exec starts comes back, and no
   fixtures::TempDir dir;
   const std::string marker = dir.path() + "/ran";
   const int code = in_child([&] {
-    sigset_t blocked;
-    sigfillset(&blocked);
-    pthread_sigmask(SIG_SETMASK, &blocked, nullptr);
-    pthread_sigmask(SIG_SETMASK, nullptr, &blocked);  // what the kernel took (not SIGKILL, SIGSTOP)
+    const sigset_t blocked = block_all();
     ::kill(::getpid(), SIGTERM);  // pending: it would be lost as the mask is emptied
     const ExecAttempt a = exec_in_place("/bin/sh", {"sh", "-c", "touch \"$0\"", marker}, {});
     sigset_t now;
@@ -170,10 +174,7 @@ TEST_CASE("exec in place: the command starts with an empty mask, default disposi
   fixtures::TempDir dir;
   const std::string out = dir.path() + "/status";
   in_child([&] {
-    sigset_t blocked;
-    sigfillset(&blocked);
-    pthread_sigmask(SIG_SETMASK, &blocked, nullptr);
-    pthread_sigmask(SIG_SETMASK, nullptr, &blocked);  // what the kernel took (not SIGKILL, SIGSTOP)
+    block_all();
     struct sigaction handler {};
     handler.sa_handler = on_usr2;
     sigaction(SIGUSR2, &handler, nullptr);

@@ -51,27 +51,29 @@ expect_in "$err" "redis-cleanup: gave up at the deadline after" "deadline named"
 expect_in "$err" "SCAN had not come back to cursor 0" "the endless SCAN named"
 expect_in "$out" "stopped early: had deleted " "what was deleted"
 
+# half_way NAME ACTION...: a cleanup against the endless server in the background; once it has
+# said it deleted keys, ACTION runs (with $CLEANUP its pid); sets rc, err and out.
+half_way() {
+  local name=$1
+  shift
+  RAY_REDIS_ADDRESS=127.0.0.1:$SCAN_PORT "$RL" redis-cleanup --storage-namespace endless --timeout 1h \
+    >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  CLEANUP=$!
+  for i in $(seq 300); do grep -q "keys so far" "$WORK/$name.err" && break; sleep 0.1; done
+  "$@"
+  wait "$CLEANUP" && rc=0 || rc=$?
+  err=$(cat "$WORK/$name.err")
+  out=$(cat "$WORK/$name.out")
+}
+
 # SIGTERM half-way: what was deleted is listed, the reason is not blank, 143.
-RAY_REDIS_ADDRESS=127.0.0.1:$SCAN_PORT "$RL" redis-cleanup --storage-namespace endless --timeout 1h \
-  >"$WORK/term.out" 2>"$WORK/term.err" &
-CLEANUP=$!
-for i in $(seq 300); do grep -q "keys so far" "$WORK/term.err" && break; sleep 0.1; done
-kill -TERM "$CLEANUP"
-wait "$CLEANUP" && rc=0 || rc=$?
-err=$(cat "$WORK/term.err")
+half_way term eval 'kill -TERM "$CLEANUP"'
 expect_rc 143 "SIGTERM half-way"
-expect_in "$(cat "$WORK/term.err")" "raylaunch: error: redis-cleanup stopped by SIGTERM; what it deleted stays deleted" \
-  "SIGTERM said"
-expect_in "$(cat "$WORK/term.out")" "stopped early: had deleted " "what SIGTERM left deleted"
+expect_in "$err" "raylaunch: error: redis-cleanup stopped by SIGTERM; what it deleted stays deleted" "SIGTERM said"
+expect_in "$out" "stopped early: had deleted " "what SIGTERM left deleted"
 
 # The server gone half-way: 69, with what was deleted.
-RAY_REDIS_ADDRESS=127.0.0.1:$SCAN_PORT "$RL" redis-cleanup --storage-namespace endless --timeout 1h \
-  >"$WORK/gone.out" 2>"$WORK/gone.err" &
-CLEANUP=$!
-for i in $(seq 300); do grep -q "keys so far" "$WORK/gone.err" && break; sleep 0.1; done
-kill -KILL "$SCAN_PID"
-wait "$CLEANUP" && rc=0 || rc=$?
-err=$(cat "$WORK/gone.err")
+half_way gone kill -KILL "$SCAN_PID"
 expect_rc 69 "the server gone half-way"
-expect_in "$(cat "$WORK/gone.out")" "stopped early: had deleted " "what was deleted before the server went"
+expect_in "$out" "stopped early: had deleted " "what was deleted before the server went"
 finish
