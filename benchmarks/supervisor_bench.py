@@ -14,7 +14,7 @@ report says which targets were met. Writes benchmarks/results/run.md.
 """
 import json, os, random, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
-RL, FAKE_GCS, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
+RL = FAKE_GCS = OUT = None  # from the command line; supervisor_abuse.py sets them to use these helpers
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TICK = os.sysconf("SC_CLK_TCK")
 REST_SECONDS = int(os.environ.get("REST_SECONDS", "60"))
@@ -222,8 +222,16 @@ def main():
         "- The health endpoint answers liveness from the supervisor's state and a GCS call cached for at most 1 s; "
         "`raylaunch probe` is a new process with a new gRPC channel every time, as a kubelet exec probe.",
     ]
-    open(OUT, "w").write("\n".join(lines) + "\n")
+    # The abuse measures (supervisor_abuse.py) keep their section below the marker.
+    kept = ""
+    if os.path.exists(OUT) and ABUSE_MARKER in open(OUT).read():
+        kept = open(OUT).read().split(ABUSE_MARKER, 1)[1]
+    open(OUT, "w").write("\n".join(lines) + "\n" + (ABUSE_MARKER + kept if kept else ""))
     print("\n".join(lines))
 
 
-main()
+ABUSE_MARKER = "\n<!-- supervisor_abuse.py -->\n"
+
+if __name__ == "__main__":
+    RL, FAKE_GCS, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
+    main()

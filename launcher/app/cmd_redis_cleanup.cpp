@@ -1,5 +1,7 @@
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
 
 #include "app/commands.hpp"
@@ -7,6 +9,7 @@
 #include "app/stop_on_signal.hpp"
 #include "redis/cleanup.hpp"
 #include "redis/redis_wait.hpp"
+#include "util/exit_status.hpp"
 #include "util/fatal.hpp"
 #include "util/strings.hpp"
 
@@ -16,8 +19,9 @@ namespace {
 
 // Each exchange of the cleanup (a SCAN batch, its HLENs and UNLINK) may take this long on a
 // busy server before the cleanup gives up with 69 (the Job retries it; what was deleted stays
-// deleted).
+// deleted). The whole cleanup has --timeout (RAYLAUNCH_JOIN_TIMEOUT) after Redis answered.
 constexpr std::chrono::milliseconds k_command_timeout{10'000};
+constexpr std::chrono::seconds k_progress_every{1};
 
 // Deleting keys cannot be undone, so the namespace must be named: an empty one names no
 // cluster, and Ray's default "default" is shared by every cluster that left it unset.
@@ -35,19 +39,36 @@ void require_namespace(const Config& config, const EnvMap& env) {
               "to clean a cluster that used it)");
 }
 
+// Before any key was touched (connecting, AUTH).
 int failed(const redis::RedisError& error, int signal) {
   if (error.kind == redis::RedisError::Kind::stopped) {
-    return finish_wait(util::WaitEnd::stopped, "", signal);
+    return finish_wait(util::WaitEnd::stopped,
+                       "redis-cleanup stopped by " + util::signal_name(signal) + " before anything was deleted", signal);
   }
   return finish_wait(error.will_not_heal() ? util::WaitEnd::refused : util::WaitEnd::unreachable,
                      "redis-cleanup: " + error.detail, signal);
 }
 
+// The cleanup ended early: what it deleted was printed; this says why it stopped, and the code
+// tells a Job whether a retry can help (NOPERM: 77, never; a stop: 128+N; else 69).
+int stopped_early(const redis::RedisError& error, int signal) {
+  const std::string again = "; what it deleted stays deleted, and running it again finishes the job";
+  if (error.kind == redis::RedisError::Kind::stopped) {
+    std::fprintf(stderr, "raylaunch: error: redis-cleanup stopped by %s%s\n", util::signal_name(signal).c_str(),
+                 again.c_str());
+    return exit_code::killed_by(signal > 0 ? signal : SIGTERM);
+  }
+  std::fprintf(stderr, "raylaunch: error: redis-cleanup: %s%s\n", error.detail.c_str(), again.c_str());
+  return error.kind == redis::RedisError::Kind::auth ? exit_code::no_permission : exit_code::unavailable;
+}
+
 }  // namespace
 
 // Waits for Redis as the head's preflight does (same deadline and backoff), then deletes one
-// cluster's keys (redis::cleanup_namespace) and prints what it deleted. Exit 0; 64 bad input;
-// 69 Redis unreachable, credentials rejected, or an error reply mid-way; 128+N on a signal.
+// cluster's keys (redis::cleanup_namespace, within --timeout) and prints what it deleted — also
+// when it stops early. Exit 0; 64 bad input; 69 Redis unreachable, credentials rejected, an
+// error reply mid-way, the server gone, the deadline passed; 77 NOPERM (the ACL user may not: a
+// retry cannot help); 128+N on a signal.
 int cmd_redis_cleanup(const Invocation& inv) {
   const Config& config = inv.config;
   if (!config.redis_address) {
@@ -73,12 +94,27 @@ int cmd_redis_cleanup(const Invocation& inv) {
   }
   spdlog::info("{} storage namespace \"{}\" at {}", config.dry_run ? "looking for the keys of" : "deleting the keys of",
                util::printable(config.storage_namespace), connection.value().peer());
-  const auto report = redis::cleanup_namespace(connection.value(), {config.storage_namespace, config.dry_run, 1000});
-  if (!report) {
-    return failed(report.error(), signals.signal());
-  }
-  for (const std::string& line : redis::render_cleanup(report.value(), config.storage_namespace)) {
+  redis::CleanupOptions options{config.storage_namespace, config.dry_run, 1000,
+                                 std::chrono::steady_clock::now() + config.join_timeout, nullptr};
+  auto last_progress = std::chrono::steady_clock::now();
+  options.progress = [&](const redis::CleanupReport& so_far) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_progress >= k_progress_every) {
+      last_progress = now;
+      const auto deleted = std::count_if(so_far.keys.begin(), so_far.keys.end(), [](const redis::FoundKey& k) {
+        return k.deleted;
+      });
+      spdlog::info("{} {} keys so far ({} round trips)", config.dry_run ? "found" : "deleted",
+                   config.dry_run ? static_cast<long>(so_far.keys.size()) : static_cast<long>(deleted),
+                   so_far.round_trips);
+    }
+  };
+  const redis::CleanupReport report = redis::cleanup_namespace(connection.value(), options);
+  for (const std::string& line : redis::render_cleanup(report, config.storage_namespace)) {
     std::printf("%s\n", line.c_str());
+  }
+  if (report.error) {
+    return stopped_early(*report.error, signals.signal());
   }
   return exit_code::ok;
 }

@@ -14,6 +14,7 @@
 #include "health/probe_cache.hpp"
 #include "plan/plan.hpp"
 #include "plan/plan_render.hpp"
+#include "supervisor/exec_error.hpp"
 #include "supervisor/executable_lookup.hpp"
 #include "supervisor/supervisor.hpp"
 #include "util/fatal.hpp"
@@ -53,17 +54,26 @@ struct Programs {
   SpawnRequest ray_stop;
 };
 
+// The Redis password goes to the head's `ray start` as an argument (plan/gcs_ft.cpp); no
+// other process needs it in its environment: not the command, not a worker's Ray, not `ray stop`.
+const std::vector<std::string> k_only_for_ray_start = {"REDIS_PASSWORD"};
+
 Programs resolve_programs(const Plan& plan, const Config& config, const EnvMap& child_env) {
   const std::string path = util::env_value(child_env, "PATH");
+  const bool head = plan.identity.role == Role::head;
   Programs p;
   const auto ray = supervisor::resolve_executable(plan.ray_start.front(), path);
   if (!ray) {
     throw Fatal(exit_code::unavailable, "the ray CLI (" + config.source_of("ray") + "): " + ray.error().message);
   }
-  p.ray = {ray.value(), plan.ray_start, true};
+  if (const auto bad = supervisor::check_interpreter(ray.value())) {
+    throw Fatal(exit_code::unavailable, "the ray CLI (" + config.source_of("ray") + "): " + bad->message);
+  }
+  p.ray = {ray.value(), plan.ray_start, true, head ? std::vector<std::string>{} : k_only_for_ray_start};
   const int stop_grace_s = static_cast<int>(std::max<std::int64_t>(1, config.ray_stop_grace.count() / 2000));
-  p.ray_stop = {ray.value(), {plan.ray_start.front(), "stop", "--grace-period=" + std::to_string(stop_grace_s)}, true};
-  if (plan.identity.role == Role::head) {
+  p.ray_stop = {ray.value(), {plan.ray_start.front(), "stop", "--grace-period=" + std::to_string(stop_grace_s)}, true,
+                k_only_for_ray_start};
+  if (head) {
     if (plan.command.empty()) {
       throw Fatal(exit_code::usage, "no launch command: the head runs it once every node has joined (expected "
                                     "`raylaunch run -- COMMAND [ARGS...]`)");
@@ -72,7 +82,10 @@ Programs resolve_programs(const Plan& plan, const Config& config, const EnvMap& 
     if (!command) {
       throw Fatal(command.error().code, "the launch command: " + command.error().message);
     }
-    p.command = {command.value(), plan.command, false};
+    if (const auto bad = supervisor::check_interpreter(command.value())) {
+      throw Fatal(bad->code, "the launch command: " + bad->message);
+    }
+    p.command = {command.value(), plan.command, false, k_only_for_ray_start};
   } else if (!plan.command.empty()) {
     spdlog::info("the launch command runs on the head only; this worker runs Ray");
   }
@@ -111,6 +124,8 @@ supervisor::Settings lifecycle_settings(const Plan& plan, const Config& config) 
                             [](const Action& a) { return std::holds_alternative<WaitForRedis>(a); });
   s.exec = config.exec && s.head;
   s.on_success = config.on_success;
+  s.command_signals = config.forward_signals == ForwardSignals::leader ? supervisor::CommandSignals::leader
+                                                                       : supervisor::CommandSignals::group;
   s.term_grace = config.term_grace;
   s.ray_stop_grace = config.ray_stop_grace;
   return s;

@@ -1,6 +1,7 @@
 #include "app/launcher_main.hpp"
 
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -17,10 +18,14 @@ namespace launcher {
 namespace {
 
 constexpr const char* k_exit_codes_help =
-    "Exit codes: 0 ok; 1 probe unhealthy; 64 bad setting; 69 head/GCS/Redis/ray unusable;\n"
-    "70 internal error; 74 output not written; 75 join barrier timed out; 78 a node check failed\n"
-    "(checks=strict); 126/127 command not executable/not found; otherwise the launch command's\n"
-    "own status (128+N when killed by signal N, 143 after SIGTERM).";
+    "Exit codes: 0 ok (and SIGTERM after success with --on-success stay); 1 probe\n"
+    "unhealthy; 64 bad setting or argument; 69 head/GCS/Redis/ray unusable, Ray died, a worker's Ray\n"
+    "exited; 70 internal error; 71 a system call raylaunch cannot do without failed (signalfd);\n"
+    "74 output not written; 75 join barrier timed out; 77 redis-cleanup refused by Redis' ACL\n"
+    "(NOPERM); 78 a node check failed (checks=strict); 126 the command cannot be executed (not\n"
+    "executable, no #! line, missing interpreter, text file busy); 127 the command not found;\n"
+    "128+N killed by, or stopped by, signal N (143 after SIGTERM, 130 after SIGINT); otherwise\n"
+    "the launch command's own status. (docs/run.md, \"Exit codes\")";
 
 struct Parsed {
   const CommandSpec* spec = nullptr;  // nullptr: help was printed, exit with `help_exit`
@@ -109,7 +114,9 @@ int launcher_main(int argc, char** argv) {
       return check_stdout(parsed.help_exit);                        // --help
     }
     setup_process(parsed.invocation.config, parsed.spec->signals);  // logging, gRPC logs, signal mask
-    return check_stdout(parsed.spec->run(parsed.invocation));       // the command itself
+    const int code = parsed.spec->run(parsed.invocation);           // the command itself
+    spdlog::default_logger()->flush();                               // its last lines, a second at most
+    return check_stdout(code);
   } catch (const Fatal& e) {
     for (const std::string& line : e.lines()) {
       std::fprintf(stderr, "raylaunch: error: %s\n", line.c_str());

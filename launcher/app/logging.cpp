@@ -1,9 +1,9 @@
 #include "app/logging.hpp"
 
 #include <spdlog/pattern_formatter.h>
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "app/stderr_sink.hpp"
 #include "util/json.hpp"
 #include "util/redact.hpp"
 #include "util/strings.hpp"
@@ -13,6 +13,10 @@ namespace launcher {
 namespace {
 
 constexpr std::size_t k_max_message = 8192;
+// What stderr may fall behind by before lines are dropped (and counted), and how long a flush
+// (at exit, before --exec) waits for a stalled reader.
+constexpr std::size_t k_max_backlog = 256 << 10;
+constexpr std::chrono::milliseconds k_flush_timeout{1'000};
 
 // Formats one record: the payload redacted and escaped first, then text or JSON around it.
 class SafeFormatter final : public spdlog::formatter {
@@ -57,7 +61,8 @@ class SafeFormatter final : public spdlog::formatter {
 void setup_logging(LogFormat format, const std::string& level) {
   std::shared_ptr<spdlog::logger> logger = spdlog::get("raylaunch");
   if (!logger) {
-    logger = spdlog::stderr_logger_mt("raylaunch");
+    logger = std::make_shared<spdlog::logger>("raylaunch", std::make_shared<StderrSink>(k_max_backlog, k_flush_timeout));
+    spdlog::register_logger(logger);
   }
   logger->set_formatter(std::make_unique<SafeFormatter>(format));
   logger->set_level(spdlog::level::from_str(level));

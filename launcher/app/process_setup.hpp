@@ -5,18 +5,15 @@
 
 namespace launcher {
 
-// How a command treats the termination signals (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1,
-// SIGUSR2) and SIGCHLD.
+// How a command treats signals (the one list: util/signals.hpp).
 enum class SignalMode {
   defaults,  // the kernel's defaults: a probe or `plan` simply dies on Ctrl-C
-  handled,   // blocked in every thread, read synchronously (signalfd) by the command itself:
-             // `run` forwards them, `wait` stops its wait and exits 128+N
+  handled,   // all but the synchronous faults blocked in every thread, read synchronously
+             // (signalfd) by the command itself: `run` forwards them, `wait` stops its wait and
+             // exits 128+N; SIGPIPE blocked, so a closed stderr or stdout is EPIPE, never death
 };
 
-// The signals a `handled` command reads itself.
-const sigset_t& handled_signals();
-
-// Blocks handled_signals(): the first thing main does, before parsing a single argument. As
+// Blocks util::blocked_signals(): the first thing main does, before parsing a single argument. As
 // PID 1 a signal at its default disposition is dropped, so a SIGTERM arriving in the
 // milliseconds before setup_process would be lost and the pod would run out its grace period.
 // Blocked, it stays pending: `run` reads it from its signalfd, the others get it on unblock.

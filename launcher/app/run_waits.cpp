@@ -71,11 +71,12 @@ WaitFinished RunWaits::join(std::stop_token stop) {
   const auto start = std::chrono::steady_clock::now();
   options.on_answer = [this, start](const gcs::AliveCount& count) {
     m_state.nodes_alive.store(count.distinct_alive());
-    m_state.join_wait = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    m_state.join_wait_ms.store(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
   };
   util::SteadyClock clock;
   const gcs::JoinResult r = gcs::wait_for_nodes(source, options, clock, stop);
-  m_state.join_wait = r.elapsed;
+  m_state.join_wait_ms.store(r.elapsed.count());
   return {Wait::join, r.end, r.reason};
 }
 

@@ -8,17 +8,12 @@
 #include <cstdint>
 #include <system_error>
 
-#include "app/process_setup.hpp"
+#include "util/signals.hpp"
 
 namespace launcher {
 
 StopOnSignal::StopOnSignal() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
-    sigaddset(&set, sig);
-  }
-  m_signal_fd = ::signalfd(-1, &set, SFD_CLOEXEC);
+  m_signal_fd = ::signalfd(-1, &util::stop_signals(), SFD_CLOEXEC);
   m_wake_fd = ::eventfd(0, EFD_CLOEXEC);
   if (m_signal_fd < 0 || m_wake_fd < 0) {
     throw std::system_error(errno, std::generic_category(), "signalfd/eventfd");

@@ -152,6 +152,27 @@ Apply one_of(std::initializer_list<std::pair<const char*, Enum>> choices, Enum& 
   };
 }
 
+// The value of --redis-password, in either form (`--redis-password=V`, `--redis-password V`):
+// registered as a secret before anything can echo the setting, whatever else is wrong with it.
+// A value with spaces in it splits into words: the rest of the text is registered too.
+void register_password_in(const std::string& text, const std::vector<std::string>& args) {
+  constexpr std::string_view option = "--redis-password";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (arg.starts_with(option) && arg.size() > option.size() && arg[option.size()] == '=') {
+      util::add_secret(std::string(arg.substr(option.size() + 1)));
+    } else if (arg == option && i + 1 < args.size()) {
+      util::add_secret(args[i + 1]);
+    }
+  }
+  for (auto at = text.find(option); at != std::string::npos; at = text.find(option, at + 1)) {
+    const std::size_t value = at + option.size() + 1;
+    if (value < text.size() && (text[value - 1] == '=' || text[value - 1] == ' ')) {
+      util::add_secret(text.substr(value));
+    }
+  }
+}
+
 std::string check_ray_args(const std::vector<std::string>& args) {
   for (const std::string& arg : args) {
     const std::string name = arg.substr(0, arg.find('='));
@@ -185,6 +206,24 @@ void check_ports(const Config& c, Parser& p, const std::vector<std::string_view>
                   std::to_string(ports[i].second) + " (expected different ports: they share the pod's network)");
       }
     }
+  }
+}
+
+// --exec ends raylaunch when the command starts: nothing is left to stay up after success or to
+// answer the probes (the container would exit 0 and its probes then fail).
+void check_exec(const Config& c, Parser& p) {
+  if (!c.exec) {
+    return;
+  }
+  if (c.on_success == OnSuccess::stay) {
+    p.problem(c.source_of("exec") + " and " + c.source_of("on_success") +
+              " stay cannot go together (expected one of them: with --exec raylaunch is gone once the command runs, "
+              "so nothing stays up after it)");
+  }
+  if (c.health_port > 0) {
+    p.problem(c.source_of("exec") + " and " + c.source_of("health_port") + " " + std::to_string(c.health_port) +
+              " cannot go together (expected one of them: the health endpoint ends when the command replaces "
+              "raylaunch, and its probes would then fail; probe with `raylaunch probe` instead)");
   }
 }
 
@@ -239,22 +278,20 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   p.field("join_timeout", duration(c.join_timeout));
   p.field("ray", [&](const std::string& t) {
     c.ray = t;
-    return util::printable(t) != t || t.find(' ') != std::string::npos ? std::string("a program name or path")
-                                                                       : std::string();
+    return !util::is_printable_text(t) || t.find(' ') != std::string::npos ? std::string("a program name or path")
+                                                                           : std::string();
   });
   p.field("ray_args", [&](const std::string& t) {
-    if (util::printable(t) != t) {
-      return std::string("printable ray start arguments");
-    }
     c.ray_args = util::split_words(t);
-    if (const auto at = t.find("--redis-password="); at != std::string::npos) {
-      util::add_secret(t.substr(at + 17));  // refused below; never echoed (the rest of the line with it)
+    register_password_in(t, c.ray_args);  // first: refused below, and never echoed
+    if (!util::is_printable_text(t)) {
+      return std::string("ray start arguments without control characters");
     }
     return check_ray_args(c.ray_args);
   });
   p.field("object_store_memory", size_in(k_min_object_store, k_max_bytes, c.object_store_memory));
   p.field("venv", [&](const std::string& t) {
-    if (t.empty() || t.front() != '/' || util::printable(t) != t) {
+    if (t.empty() || t.front() != '/' || !util::is_printable_text(t)) {
       return std::string("an absolute path to a virtualenv directory such as /opt/venv/openvla");
     }
     c.venv = t;
@@ -268,7 +305,8 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   p.field("shm_min", size_in(0, k_max_bytes, c.shm_min));
   p.field("host_root", [&](const std::string& t) {
     c.host_root = t;
-    return t.empty() || t.front() != '/' || util::printable(t) != t ? std::string("an absolute directory path") : std::string();
+    return t.empty() || t.front() != '/' || !util::is_printable_text(t) ? std::string("an absolute directory path")
+                                                                        : std::string();
   });
   p.field("address", [&](const std::string& t) {
     const auto hp = net::parse_host_port(t);
@@ -296,7 +334,7 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
                           std::pair{"tls_ca_cert", &c.tls_ca_cert}}) {
     p.field(key, [out = out](const std::string& t) {
       *out = t;
-      return util::printable(t) != t ? std::string("a file path") : std::string();
+      return !util::is_printable_text(t) ? std::string("a file path") : std::string();
     });
   }
   p.field("redis_address", [&](const std::string& t) {
@@ -326,13 +364,16 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   });
   p.field("dry_run", one_of<bool>({{"true", true}, {"false", false}}, c.dry_run));
   p.field("on_success", one_of<OnSuccess>({{"exit", OnSuccess::exit}, {"stay", OnSuccess::stay}}, c.on_success));
+  p.field("forward_signals", one_of<ForwardSignals>({{"group", ForwardSignals::group}, {"leader", ForwardSignals::leader}},
+                                                    c.forward_signals));
   p.field("health_port", int_in(0, 65535, c.health_port));
   p.field("term_grace", duration(c.term_grace));
   p.field("ray_stop_grace", duration(c.ray_stop_grace));
   p.field("exec", one_of<bool>({{"true", true}, {"false", false}}, c.exec));
   p.field("termination_log", [&](const std::string& t) {
     c.termination_log = t;
-    return t.empty() || t.front() != '/' || util::printable(t) != t ? std::string("an absolute file path") : std::string();
+    return t.empty() || t.front() != '/' || !util::is_printable_text(t) ? std::string("an absolute file path")
+                                                                        : std::string();
   });
   p.field("output", one_of<OutputFormat>({{"text", OutputFormat::text}, {"json", OutputFormat::json}}, c.output));
   p.field("log_format", one_of<LogFormat>({{"text", LogFormat::text}, {"json", LogFormat::json}}, c.log_format));
@@ -352,6 +393,7 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
               "; set RAYLAUNCH_NODES to the replica count)");
   }
   check_ports(c, p, keys);
+  check_exec(c, p);
   // Ray's GCS aborts on a Redis user without a password (RAY_CHECK in AuthenticateRedis).
   if (c.redis_username && !c.redis_password) {
     p.problem(c.source_of("redis_username") +

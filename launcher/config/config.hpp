@@ -16,6 +16,7 @@ enum class ChecksPolicy { strict, warn, off };
 enum class OutputFormat { text, json };
 enum class LogFormat { text, json };
 enum class OnSuccess { exit, stay };
+enum class ForwardSignals { group, leader };  // the command's process group, or its process alone
 
 const char* to_string(ChecksPolicy p);
 const char* to_string(OnSuccess o);
@@ -59,6 +60,7 @@ struct Config {
   std::string storage_namespace;               // RAY_external_storage_namespace
   bool dry_run = false;
   OnSuccess on_success = OnSuccess::exit;
+  ForwardSignals forward_signals = ForwardSignals::group;
   int health_port = 0;
   std::chrono::milliseconds term_grace{0};
   std::chrono::milliseconds ray_stop_grace{0};

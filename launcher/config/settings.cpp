@@ -109,8 +109,17 @@ const std::vector<SettingSpec>& setting_specs() {
        "after SIGTERM, how long the command gets before SIGKILL"},
       {"ray_stop_grace", "--ray-stop-grace", "RAYLAUNCH_RAY_STOP_GRACE", "15s", "",
        "how long `ray start --block` gets to stop Ray's processes after SIGTERM before SIGKILL"},
-      {"exec", "--exec", "RAYLAUNCH_EXEC", "false", "",
-       "true: after the barrier, replace raylaunch with the command (execve), for images with their own init"},
+      {"forward_signals", "--forward-signals", "RAYLAUNCH_FORWARD_SIGNALS", "group", "",
+       "where a signal for the command goes: its whole process group (group), or its process alone (leader); "
+       "`ray start` always gets it alone"},
+      {.key = "exec",
+       .flags = "--exec",
+       .env = "RAYLAUNCH_EXEC",
+       .default_value = "false",
+       .default_note = "",
+       .help = "after the barrier, replace raylaunch with the command (execve), for images with their own init; "
+               "not with --on-success stay or --health-port",
+       .bare_flag = true},
       // Kubernetes' default terminationMessagePath.
       {"termination_log", "--termination-log", "RAYLAUNCH_TERMINATION_LOG", "/dev/termination-log", "",
        "file for the one-line reason raylaunch exited (Kubernetes termination message)"},

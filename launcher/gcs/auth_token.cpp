@@ -62,7 +62,9 @@ Found checked(std::string token, std::string source) {
 
 // The first line of `path`, trimmed, as Ray's ReadTokenFromFile + TrimWhitespace read it.
 std::optional<std::string> first_line(const std::string& path, std::string* why) {
-  const auto text = util::read_small_file(path, k_max_token_bytes + 2, why);
+  // Only the first line is read (a token file over 64 KiB with a token on its first line is
+  // Ray's as well); a first line longer than a token can be is refused as too long.
+  const auto text = util::read_file_head(path, k_max_token_bytes + 2, why);
   if (!text) {
     return std::nullopt;
   }

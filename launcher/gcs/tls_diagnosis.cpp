@@ -37,7 +37,35 @@ struct Look {
   enum class Kind { unknown, plaintext, speaks_tls, server_not_verified, we_were_refused };
   Kind kind = Kind::unknown;
   std::string detail;  // OpenSSL's reason: "certificate has expired", "tlsv1 alert unknown ca"
+  long verify = 0;     // server_not_verified: X509_V_ERR_*
 };
+
+// Whether a certificate is outside its validity period now: "" when it is inside (or cannot be
+// read), else "expired on …" or "not valid until …" (its own dates, as OpenSSL prints them).
+std::string out_of_dates(const std::string& pem) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), BIO_free);
+  std::unique_ptr<X509, decltype(&X509_free)> cert(
+      bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr, X509_free);
+  if (!cert) {
+    return "";
+  }
+  const auto when = [](const ASN1_TIME* t) {
+    std::unique_ptr<BIO, decltype(&BIO_free)> out(BIO_new(BIO_s_mem()), BIO_free);
+    char* data = nullptr;
+    if (!out || ASN1_TIME_print(out.get(), t) != 1) {
+      return std::string("?");
+    }
+    const long n = BIO_get_mem_data(out.get(), &data);
+    return std::string(data, static_cast<std::size_t>(n));
+  };
+  if (X509_cmp_current_time(X509_get0_notAfter(cert.get())) < 0) {
+    return "expired on " + when(X509_get0_notAfter(cert.get()));
+  }
+  if (X509_cmp_current_time(X509_get0_notBefore(cert.get())) > 0) {
+    return "not valid until " + when(X509_get0_notBefore(cert.get())) + " (is this node's clock behind?)";
+  }
+  return "";
+}
 
 bool contains(const std::string& text, const char* what) {
   return text.find(what) != std::string::npos;
@@ -162,7 +190,7 @@ Look look(const net::HostPort& address, const TlsCredentials* tls) {
   };
   if (SSL_connect(ssl.get()) != 1) {
     if (const long v = SSL_get_verify_result(ssl.get()); tls != nullptr && v != X509_V_OK) {
-      return {Look::Kind::server_not_verified, X509_verify_cert_error_string(v)};
+      return {Look::Kind::server_not_verified, X509_verify_cert_error_string(v), v};
     }
     const std::string why = reason();
     ERR_clear_error();
@@ -235,9 +263,23 @@ std::string diagnose_tls_failure(const RpcError& error, const std::string& targe
   const Look seen = look(*address, tls);
   switch (seen.kind) {
     case Look::Kind::server_not_verified:
+      // A signature is not a date: an expired certificate is not one "not signed by the CA".
+      if (seen.verify == X509_V_ERR_CERT_HAS_EXPIRED || seen.verify == X509_V_ERR_CERT_NOT_YET_VALID) {
+        return "TLS handshake with " + where + " failed: the server's certificate (or one of its chain) is " +
+               (seen.verify == X509_V_ERR_CERT_HAS_EXPIRED ? "expired" : "not valid yet (is a clock wrong?)") + " (" +
+               seen.detail + "): renew it where that pod's Ray starts";
+      }
       return "TLS handshake with " + where + " failed: the server's certificate does not verify against " +
              file(tls->files.ca) + " (" + seen.detail + "): every Ray pod's certificate must be signed by that CA";
     case Look::Kind::we_were_refused:
+      if (const std::string dates = out_of_dates(tls->cert_pem); !dates.empty()) {
+        return "TLS handshake with " + where + " failed: the server refused this pod's certificate " +
+               file(tls->files.cert) + ": it " + dates + " (renew it: RAY_TLS_SERVER_CERT)";
+      }
+      if (contains(seen.detail, "certificate expired")) {
+        return "TLS handshake with " + where + " failed: the server refused this pod's certificate " +
+               file(tls->files.cert) + " as expired (" + seen.detail + "; renew it, or check this node's clock)";
+      }
       return "TLS handshake with " + where + " failed: the server refused this pod's certificate " +
              file(tls->files.cert) + " (" + seen.detail +
              "): it must be signed by the CA in the server's RAY_TLS_CA_CERT";

@@ -28,7 +28,7 @@ std::string render_metrics(const supervisor::RunState& state, const std::map<std
   family(out, "raylaunch_nodes_expected", "gauge", "Pods the join barrier waits for (RAYLAUNCH_NODES).");
   out += fmt::format("raylaunch_nodes_expected {}\n", state.nodes_wanted);
   family(out, "raylaunch_join_wait_seconds", "gauge", "How long the join barrier took, or has taken so far.");
-  out += fmt::format("raylaunch_join_wait_seconds {:.3f}\n", static_cast<double>(state.join_wait.count()) / 1000.0);
+  out += fmt::format("raylaunch_join_wait_seconds {:.3f}\n", static_cast<double>(state.join_wait_ms.load()) / 1000.0);
   family(out, "raylaunch_ray_exits_total", "counter", "Times `ray start` exited (raylaunch never restarts it).");
   out += fmt::format("raylaunch_ray_exits_total {}\n", state.ray_exits);
   family(out, "raylaunch_ray_up", "gauge", "1 while `ray start` runs.");

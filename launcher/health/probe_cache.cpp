@@ -1,6 +1,7 @@
 #include "health/probe_cache.hpp"
 
 #include <boost/asio/post.hpp>
+#include <spdlog/spdlog.h>
 
 namespace launcher::health {
 
@@ -43,7 +44,14 @@ void ProbeCache::worker_loop(std::stop_token stop) {
       kind = m_queue.front();
       m_queue.pop_front();
     }
-    ProbeAnswer answer = m_probe(kind);
+    ProbeAnswer answer;
+    try {
+      answer = m_probe(kind);
+    } catch (const std::exception& e) {  // a firewall: a probe that throws is an unhealthy answer
+      answer = {false, std::string("internal error in the probe: ") + e.what() + " (please report it)"};
+    } catch (...) {
+      answer = {false, "internal error in the probe (please report it)"};
+    }
     boost::asio::post(m_io, [this, kind, answer = std::move(answer)] {
       Slot& slot = m_slots[static_cast<int>(kind)];
       slot.answer = answer;
@@ -53,7 +61,11 @@ void ProbeCache::worker_loop(std::stop_token stop) {
       std::vector<Done> waiting;
       waiting.swap(slot.waiting);
       for (Done& d : waiting) {
-        d(slot.answer);
+        try {
+          d(slot.answer);
+        } catch (const std::exception& e) {  // one caller's bug is not the event loop's
+          spdlog::error("health endpoint: internal error answering a probe: {} (please report it)", e.what());
+        }
       }
     });
   }

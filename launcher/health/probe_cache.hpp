@@ -21,7 +21,8 @@ struct ProbeAnswer {
 // Runs the blocking probe RPCs (a GCS or raylet call on a channel kept open) on a thread of its
 // own and hands each answer back on the event loop, so an HTTP probe never blocks the loop. An
 // answer younger than `max_age` is reused (at most one RPC per kind per second, whatever the
-// number of probers); callers that arrive while a probe is in flight wait for that one.
+// number of probers); callers that arrive while a probe is in flight wait for that one. A probe
+// that throws answers unhealthy with the reason; a `done` that throws is logged and skipped.
 class ProbeCache {
  public:
   using Probe = std::function<ProbeAnswer(ProbeKind)>;

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 
+#include <algorithm>
 #include <array>
 #include <mutex>
 
@@ -58,11 +59,13 @@ std::string describe_status(int status) {
   }
 }
 
-// Drives c-ares until the lookup completes or `deadline` passes; true if it completed.
-bool run_until_done(ares_channel channel, const Lookup& lookup, std::chrono::steady_clock::time_point deadline) {
+// Drives c-ares until the lookup completes, `deadline` passes or `stop` is requested; true if
+// it completed.
+bool run_until_done(ares_channel channel, const Lookup& lookup, std::chrono::steady_clock::time_point deadline,
+                    const std::stop_token& stop) {
   while (!lookup.done) {
     const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) {
+    if (now >= deadline || stop.stop_requested()) {
       return false;
     }
     std::array<ares_socket_t, ARES_GETSOCK_MAXNUM> socks{};
@@ -83,7 +86,7 @@ bool run_until_done(ares_channel channel, const Lookup& lookup, std::chrono::ste
     timeval tv{};
     const timeval* next = ares_timeout(channel, &max_wait, &tv);
     const int wait_ms = static_cast<int>(next->tv_sec * 1000 + next->tv_usec / 1000);
-    const int ready = poll(fds.data(), count, std::max(wait_ms, 1));
+    const int ready = poll(fds.data(), count, std::clamp(wait_ms, 1, 100));  // 100: a look at `stop`
     if (ready <= 0) {
       ares_process_fd(channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD);  // timeouts and retries
       continue;
@@ -99,7 +102,8 @@ bool run_until_done(ares_channel channel, const Lookup& lookup, std::chrono::ste
 
 }  // namespace
 
-util::Result<std::vector<std::string>> resolve_host(const std::string& host, std::chrono::milliseconds timeout) {
+util::Result<std::vector<std::string>> resolve_host(const std::string& host, std::chrono::milliseconds timeout,
+                                                    std::stop_token stop) {
   using R = util::Result<std::vector<std::string>>;
   static std::once_flag init_once;
   static int init_status = ARES_SUCCESS;
@@ -123,9 +127,12 @@ util::Result<std::vector<std::string>> resolve_host(const std::string& host, std
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   ares_getaddrinfo(channel, host.c_str(), nullptr, &hints, on_addrinfo, &lookup);
-  const bool finished = run_until_done(channel, lookup, start + timeout);
+  const bool finished = run_until_done(channel, lookup, start + timeout, stop);
   ares_destroy(channel);  // runs the callback with ARES_EDESTRUCTION if still pending
 
+  if (!finished && stop.stop_requested()) {
+    return R::failure(host + ": stopped");
+  }
   if (!finished) {
     return R::failure(host + ": no DNS answer within " + std::to_string(timeout.count()) + " ms");
   }

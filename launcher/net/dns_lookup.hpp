@@ -1,4 +1,5 @@
 #pragma once
+#include <stop_token>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@ namespace launcher::net {
 // on purpose: in a static binary its NSS modules must be dlopen'ed from the image's glibc,
 // which may not match. An IP literal comes back as itself. The error is one line, e.g.
 // "training-0.training.ml.svc.cluster.local: name not found (NXDOMAIN or no address)".
-util::Result<std::vector<std::string>> resolve_host(const std::string& host, std::chrono::milliseconds timeout);
+// A `stop` request ends the lookup within 100 ms ("stopped").
+util::Result<std::vector<std::string>> resolve_host(const std::string& host, std::chrono::milliseconds timeout,
+                                                    std::stop_token stop = {});
 
 }  // namespace launcher::net

@@ -3,6 +3,8 @@
 #include "net/dns_lookup.hpp"
 #include "net/tcp_connect.hpp"
 
+#include <algorithm>
+
 namespace launcher::net {
 
 StagedCheck::StagedCheck(HostPort target, std::string protocol_name, ProtocolCheck protocol)
@@ -10,14 +12,21 @@ StagedCheck::StagedCheck(HostPort target, std::string protocol_name, ProtocolChe
 
 util::Attempt StagedCheck::attempt(std::chrono::milliseconds timeout, std::stop_token stop) const {
   using Kind = util::Attempt::Kind;
-  const auto addresses = resolve_host(m_target.host, timeout);
+  // One budget for the whole attempt: each stage gets what the ones before it left, so an
+  // attempt never takes more than `timeout` (not one timeout per stage, and per address).
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto left = [&] {
+    return std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                      deadline - std::chrono::steady_clock::now()));
+  };
+  const auto addresses = resolve_host(m_target.host, timeout, stop);
   if (!addresses) {
     return {Kind::failed, "DNS stage failing: " + addresses.error()};
   }
   std::string tcp_error;
   std::string connected_ip;
   for (const std::string& ip : addresses.value()) {
-    auto fd = tcp_connect(ip, m_target.port, timeout);
+    auto fd = tcp_connect(ip, m_target.port, left(), stop);
     if (fd) {
       connected_ip = ip;
       break;  // closed here: the protocol check makes its own connection
@@ -27,7 +36,7 @@ util::Attempt StagedCheck::attempt(std::chrono::milliseconds timeout, std::stop_
   if (connected_ip.empty()) {
     return {Kind::failed, "TCP connect stage failing: " + tcp_error};
   }
-  const ProtocolAnswer answer = m_protocol(m_target, connected_ip, timeout, stop);
+  const ProtocolAnswer answer = m_protocol(m_target, connected_ip, left(), stop);
   switch (answer.kind) {
     case ProtocolAnswer::Kind::ready:
       return {Kind::done, answer.detail};

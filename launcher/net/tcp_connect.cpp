@@ -7,11 +7,20 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 namespace launcher::net {
 
-util::Result<util::Fd> tcp_connect(const std::string& ip, int port, std::chrono::milliseconds timeout) {
+namespace {
+
+// How often a wait looks at its stop token.
+constexpr std::chrono::milliseconds k_stop_slice{100};
+
+}  // namespace
+
+util::Result<util::Fd> tcp_connect(const std::string& ip, int port, std::chrono::milliseconds timeout,
+                                   std::stop_token stop) {
   using R = util::Result<util::Fd>;
   sockaddr_storage addr{};
   socklen_t len = 0;
@@ -40,9 +49,21 @@ util::Result<util::Fd> tcp_connect(const std::string& ip, int port, std::chrono:
     }
     pollfd p{fd.get(), POLLOUT, 0};
     int ready = 0;
-    do {
-      ready = ::poll(&p, 1, static_cast<int>(timeout.count()));
-    } while (ready < 0 && errno == EINTR);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (stop.stop_requested()) {
+        return R::failure("stopped" + where);
+      }
+      if (left.count() <= 0) {
+        ready = 0;
+        break;
+      }
+      ready = ::poll(&p, 1, static_cast<int>(std::min(left, k_stop_slice).count()));
+      if (ready != 0 && !(ready < 0 && errno == EINTR)) {
+        break;
+      }
+    }
     if (ready == 0) {
       return R::failure("no answer within " + std::to_string(timeout.count()) + " ms" + where);
     }

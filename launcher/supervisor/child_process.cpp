@@ -1,27 +1,28 @@
 #include "supervisor/child_process.hpp"
 
 #include <fcntl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <boost/process/args.hpp>
 #include <boost/process/child.hpp>
 #include <boost/process/exe.hpp>
 #include <boost/process/extend.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+
+#include "supervisor/descriptors.hpp"
+
+extern char** environ;  // NOLINT: POSIX
 
 namespace launcher::supervisor {
 
 namespace {
 
-// Between fork and execve only async-signal-safe calls: sigprocmask, sigaction, setpgid,
-// dup2, close_range.
-void clean_start(int output_fd) {
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+// Between fork and execve only async-signal-safe calls: sigaction, setpgid, dup2, fcntl,
+// close_range, sigprocmask. The mask is emptied last, when every disposition is the default.
+void clean_start(int output_fd, const std::vector<int>& descriptors) {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) {
@@ -29,25 +30,30 @@ void clean_start(int output_fd) {
   }
   setpgid(0, 0);
   if (output_fd >= 0) {
-    dup2(output_fd, STDOUT_FILENO);
+    dup2(output_fd, STDOUT_FILENO);  // dup2 clears close-on-exec on the copies
     dup2(output_fd, STDERR_FILENO);
   }
-  // gRPC's, Asio's and the health endpoint's descriptors must not outlive raylaunch in Ray's
-  // processes (a listening socket held by a raylet keeps the port busy after a restart).
-  if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
-    for (int fd = 3; fd < 65536; ++fd) {
-      close(fd);
-    }
-  }
-}
-
-SpawnError error_from(int err, const std::string& exe) {
-  // 127 not found, 126 found but not executable: what shells and tini report.
-  const int code = err == ENOENT || err == ENOTDIR ? 127 : 126;
-  return {code, exe + ": " + std::strerror(err)};
+  mark_close_on_exec(3, descriptors);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
 }  // namespace
+
+ChildEnvironment::ChildEnvironment(const std::vector<std::string>& drop) {
+  for (char** var = environ; var != nullptr && *var != nullptr; ++var) {
+    const std::string entry(*var);
+    const std::string name = entry.substr(0, entry.find('='));
+    if (std::find(drop.begin(), drop.end(), name) == drop.end()) {
+      m_vars.push_back(entry);
+    }
+  }
+  for (std::string& var : m_vars) {
+    m_pointers.push_back(var.data());
+  }
+  m_pointers.push_back(nullptr);
+}
 
 util::Result<SpawnedChild, SpawnError> spawn_child(const SpawnRequest& request) {
   using R = util::Result<SpawnedChild, SpawnError>;
@@ -60,28 +66,21 @@ util::Result<SpawnedChild, SpawnError> spawn_child(const SpawnRequest& request) 
   util::Fd write_end(pipe_fds[1]);
   const int child_out = write_end.get();
   std::vector<std::string> args(request.argv.begin() + (request.argv.empty() ? 0 : 1), request.argv.end());
+  ChildEnvironment environment(request.drop_env);
+  const std::vector<int> descriptors = open_descriptors(3);
   try {
-    bp::child child(bp::exe = request.exe, bp::args = args,
-                    bp::extend::on_exec_setup = [child_out](auto& /*executor*/) { clean_start(child_out); });
+    bp::child child(
+        bp::exe = request.exe, bp::args = args,
+        bp::extend::on_setup = [&environment](auto& executor) { executor.env = environment.envp(); },
+        bp::extend::on_exec_setup = [child_out, &descriptors](auto& /*executor*/) { clean_start(child_out, descriptors); });
     SpawnedChild spawned;
     spawned.pid = child.id();
     child.detach();
     spawned.output = std::move(read_end);
     return spawned;
   } catch (const bp::process_error& e) {
-    return R::failure(error_from(e.code().value(), request.exe));
+    return R::failure(describe_exec_error(e.code().value(), request.exe));
   }
-}
-
-SpawnError exec_in_place(const std::string& exe, const std::vector<std::string>& argv) {
-  std::vector<char*> cargv;
-  for (const std::string& a : argv) {
-    cargv.push_back(const_cast<char*>(a.c_str()));
-  }
-  cargv.push_back(nullptr);
-  clean_start(-1);
-  execv(exe.c_str(), cargv.data());
-  return error_from(errno, exe);
 }
 
 }  // namespace launcher::supervisor

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "supervisor/exec_error.hpp"
 #include "util/fd.hpp"
 #include "util/result.hpp"
 
@@ -13,6 +14,7 @@ struct SpawnRequest {
   std::string exe;                // an absolute path (resolve_executable), never searched again
   std::vector<std::string> argv;  // argv[0] as the user wrote it
   bool capture_output = false;    // stdout and stderr into a pipe (Ray's output), else inherited
+  std::vector<std::string> drop_env;  // variables of raylaunch's environment this child must not get
 };
 
 struct SpawnedChild {
@@ -20,23 +22,28 @@ struct SpawnedChild {
   util::Fd output;    // read end of its stdout+stderr pipe, when captured
 };
 
-// Why a spawn failed, with the exit code a shell would give (126 cannot execute, 127 not found).
-struct SpawnError {
-  int code = 127;
-  std::string message;
+// raylaunch's environment (the plan's variables were applied to it) without `drop`: what a
+// child gets. Built before fork, so the child allocates nothing.
+class ChildEnvironment {
+ public:
+  explicit ChildEnvironment(const std::vector<std::string>& drop);
+  char** envp() { return m_pointers.data(); }
+
+ private:
+  std::vector<std::string> m_vars;
+  std::vector<char*> m_pointers;
 };
 
 // fork + execve through Boost.Process, detached: the caller's waitpid(-1) loop owns the exit
 // status (one owner for every status, as tini and dumb-init do; Boost's own per-child SIGCHLD
 // handling would race it). The child starts with an empty signal mask and every signal at its
-// default disposition (the parent blocks the termination signals and reads them from a
-// signalfd), in a new process group (so a terminal's Ctrl-C or a group kill aimed at one child
-// never hits another), with no file descriptor but 0, 1 and 2 open, and with raylaunch's
-// environment (the plan's variables were applied to it before anything was spawned).
+// default disposition (the parent blocks them and reads them from a signalfd), in a new
+// process group (so a terminal's Ctrl-C or a group kill aimed at one child never hits
+// another), with no file descriptor but 0, 1 and 2 after execve, and with raylaunch's
+// environment less `drop_env`. A failed execve (a script without #!, a missing interpreter,
+// ETXTBSY, E2BIG) comes back as the error with the shell's code (126/127) and the reason:
+// descriptors are marked close-on-exec rather than closed, so Boost.Process's error pipe
+// lives until execve succeeds and carries its errno back.
 util::Result<SpawnedChild, SpawnError> spawn_child(const SpawnRequest& request);
-
-// The same clean start, for --exec: resets the mask and dispositions and execve()s `exe` in
-// place of raylaunch. Returns only on failure.
-SpawnError exec_in_place(const std::string& exe, const std::vector<std::string>& argv);
 
 }  // namespace launcher::supervisor

@@ -5,6 +5,7 @@
 #include "util/exit_codes.hpp"
 #include "util/exit_status.hpp"
 #include "util/parse.hpp"
+#include "util/strings.hpp"
 
 namespace launcher::supervisor {
 
@@ -37,6 +38,10 @@ const char* to_string(Phase p) {
 namespace {
 
 bool ends_run(int signo) { return signo == SIGTERM || signo == SIGINT; }
+
+std::string processes(int n) { return std::to_string(n) + (n == 1 ? " process" : " processes"); }
+
+int code_of(const WaitFinished& w) { return w.internal_error ? exit_code::software : util::exit_code_of(w.end, 0); }
 
 std::string with_detail(std::string line, const std::string& detail) {
   return detail.empty() ? line : line + ": " + detail;
@@ -102,8 +107,12 @@ std::vector<Effect> Lifecycle::on(const Event& event) {
           return on_signal(e);
         } else if constexpr (std::is_same_v<T, TimerFired>) {
           return on_timer(e);
-        } else {
+        } else if constexpr (std::is_same_v<T, Leftovers>) {
           return on_leftovers(e);
+        } else if constexpr (std::is_same_v<T, GroupGone>) {
+          return on_group_gone(e);
+        } else {
+          return on_stragglers(e);
         }
       },
       event);
@@ -129,6 +138,9 @@ std::vector<Effect> Lifecycle::on_start() {
 
 std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
   std::vector<Effect> out;
+  if (!m_wait_running) {
+    return out;  // cancelled on the way to the exit; the shutdown is under way
+  }
   m_wait_running = false;
   if (w.which == Wait::diagnose) {
     if (!w.reason.empty()) {
@@ -155,7 +167,7 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
       return out;
     case Wait::local_gcs:
       if (!ready) {
-        shut_down(out, util::exit_code_of(w.end, 0), w.reason, std::nullopt);
+        shut_down(out, code_of(w), w.reason, std::nullopt);
         return out;
       }
       m_phase = Phase::joining;
@@ -164,7 +176,7 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
       return out;
     case Wait::join:
       if (!ready) {
-        shut_down(out, util::exit_code_of(w.end, 0), w.reason, std::nullopt);
+        shut_down(out, code_of(w), w.reason, std::nullopt);
         return out;
       }
       m_phase = Phase::running_command;
@@ -232,7 +244,7 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
                                                      "make Kubernetes rerun the command"});
           break;
         case Phase::stopping:
-          if (!m_command_running) {
+          if (!m_command_running && !m_group_wait) {
             stop_ray(out);
           }
           break;
@@ -243,22 +255,33 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
     case Child::command:
       m_command_running = false;
       if (m_phase == Phase::running_command) {
+        // It exited on its own: its status is the run's, unless it succeeded under stay.
         if (e.code == 0 && m_s.on_success == OnSuccess::stay) {
           m_phase = Phase::staying;
-          out.emplace_back(KillGroup{Child::command});
+          m_stay_after_command = true;
           out.emplace_back(Log{Log::Level::info, "command exited 0 after " + util::format_elapsed(e.ran) +
                                                      "; staying up (--on-success stay): Ray and the probes stay "
                                                      "healthy, nothing reruns; delete the StatefulSet to end the run"});
+        } else {
+          m_phase = Phase::stopping;
+          m_exit_code = e.code;
+          m_reason = with_detail("command " + e.how + (e.ran.count() > 0 ? " after " + util::format_elapsed(e.ran) : ""),
+                                 e.detail);
+        }
+        if (e.group_left > 0) {
+          command_group_left(out, e.group_left, false, false);
           return out;
         }
-        m_phase = Phase::stopping;
-        m_exit_code = e.code;
-        m_reason = with_detail("command " + e.how + " after " + util::format_elapsed(e.ran), e.detail);
-      } else {
-        out.emplace_back(CancelTimer{Timer::term_grace});
+        after_command(out);
+        return out;
       }
-      out.emplace_back(KillGroup{Child::command});  // what it left behind in its group
-      stop_ray(out);
+      // We stopped it (SIGTERM, or Ray died): the grace is the whole group's, not its leader's.
+      if (e.group_left > 0 && !m_command_killed) {
+        command_group_left(out, e.group_left, m_s.command_signals == CommandSignals::group, true);
+        return out;
+      }
+      out.emplace_back(CancelTimer{Timer::term_grace});
+      after_command(out);
       return out;
     case Child::ray_stop:
       m_ray_stop_running = false;
@@ -273,10 +296,11 @@ std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
   std::vector<Effect> out;
   if (!ends_run(s.signo)) {
     if (const auto child = main_child()) {
-      out.emplace_back(SendSignal{*child, s.signo});
+      out.emplace_back(*child == Child::command ? to_command(s.signo) : SendSignal{*child, s.signo, false});
     }
     return out;
   }
+  m_stop_signal = m_phase == Phase::stopping ? m_stop_signal : s.signo;
   const std::string by = "stopped by " + util::signal_name(s.signo);
   switch (m_phase) {
     case Phase::starting:
@@ -299,11 +323,23 @@ std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
       shut_down(out, exit_code::killed_by(s.signo), by + " while the command ran", s.signo);
       break;
     case Phase::staying:
+      if (m_group_wait) {  // still waiting for the successful command's group: Ray follows it
+        m_stay_after_command = false;
+        m_reason = "the command had succeeded; " + by + " while staying up";
+        out.emplace_back(to_command(s.signo));
+        break;
+      }
       shut_down(out, exit_code::ok, "the command had succeeded; " + by + " while staying up", std::nullopt);
       break;
     case Phase::stopping:
-      if (m_command_running) {
-        out.emplace_back(SendSignal{Child::command, s.signo});  // a second Ctrl-C reaches it too
+      if (m_command_running || m_group_wait) {
+        out.emplace_back(to_command(s.signo));  // a second Ctrl-C reaches it too
+      } else if (m_wait_running) {
+        // Looking at the head after a worker's Ray exited: the answer is not worth the grace.
+        out.emplace_back(CancelWait{});
+        m_wait_running = false;
+        m_reason += " (" + by + " before the head was looked at)";
+        stop_ray(out);
       }
       break;
     case Phase::done:
@@ -317,7 +353,21 @@ std::vector<Effect> Lifecycle::on_timer(const TimerFired& t) {
   if (t.which == Timer::term_grace && m_command_running) {
     out.emplace_back(Log{Log::Level::warn, "the command did not exit within the term grace (" +
                                                util::format_duration(m_s.term_grace) + "): SIGKILL to its group"});
+    m_command_killed = true;
     out.emplace_back(KillGroup{Child::command});
+  } else if (t.which == Timer::term_grace && m_group_wait) {
+    out.emplace_back(Log{Log::Level::warn, "the command's process group did not exit within the term grace (" +
+                                               util::format_duration(m_s.term_grace) + "): SIGKILL to what is left"});
+    m_command_killed = true;
+    m_group_wait = false;
+    out.emplace_back(KillGroup{Child::command});
+    after_command(out);
+  } else if (t.which == Timer::stragglers) {
+    out.emplace_back(Log{Log::Level::warn, "processes that outlived the command and Ray did not exit within the term "
+                                           "grace (" + util::format_duration(m_s.term_grace) + "): SIGKILL"});
+    out.emplace_back(SignalStragglers{SIGKILL});
+    m_phase = Phase::done;
+    out.emplace_back(Exit{m_exit_code, m_reason});
   } else if (t.which == Timer::ray_stop_grace) {
     if (m_ray_running) {
       out.emplace_back(Log{Log::Level::warn, "ray start did not stop within " +
@@ -335,13 +385,79 @@ std::vector<Effect> Lifecycle::on_leftovers(const Leftovers& l) {
   if (l.count > 0 && !m_ray_stop_running) {
     m_ray_stop_running = true;
     out.emplace_back(Log{Log::Level::warn, std::to_string(l.count) +
-                                               " processes outlived ray start: running `ray stop` as a fallback"});
+                                               " of Ray's processes outlived ray start: running `ray stop` as a fallback"});
     out.emplace_back(Spawn{Child::ray_stop});
     out.emplace_back(StartTimer{Timer::ray_stop_grace, m_s.ray_stop_grace});
     return out;
   }
   finish(out);
   return out;
+}
+
+std::vector<Effect> Lifecycle::on_group_gone(const GroupGone& g) {
+  std::vector<Effect> out;
+  if (g.which == Child::command && m_group_wait) {
+    m_group_wait = false;
+    out.emplace_back(CancelTimer{Timer::term_grace});
+    after_command(out);
+  }
+  return out;
+}
+
+std::vector<Effect> Lifecycle::on_stragglers(const Stragglers& s) {
+  std::vector<Effect> out;
+  if (!m_stragglers_checked) {
+    return out;
+  }
+  if (s.count == 0) {
+    if (m_stragglers_signalled) {
+      out.emplace_back(CancelTimer{Timer::stragglers});
+    }
+    m_phase = Phase::done;
+    out.emplace_back(Exit{m_exit_code, m_reason});
+    return out;
+  }
+  if (!m_stragglers_signalled) {
+    // As PID 1 the kernel would SIGKILL them when raylaunch exits; not PID 1 they would outlive
+    // it. Either way they get what the command got: SIGTERM and the term grace.
+    m_stragglers_signalled = true;
+    out.emplace_back(Log{Log::Level::warn, processes(s.count) + " outlived the command and Ray (" +
+                                               s.sample + "): SIGTERM, SIGKILL after the term grace (" +
+                                               util::format_duration(m_s.term_grace) + ")"});
+    out.emplace_back(SignalStragglers{SIGTERM});
+    out.emplace_back(StartTimer{Timer::stragglers, m_s.term_grace});
+  }
+  return out;
+}
+
+SendSignal Lifecycle::to_command(int signo) const {
+  // Once the leader is gone, only its group is left to signal.
+  const bool group = m_s.command_signals == CommandSignals::group || !m_command_running;
+  return SendSignal{Child::command, signo, group};
+}
+
+void Lifecycle::command_group_left(std::vector<Effect>& out, int left, bool signalled, bool grace_running) {
+  m_group_wait = true;
+  const std::string n = processes(left) + " of its group still run";
+  if (signalled) {
+    out.emplace_back(Log{Log::Level::info, "the command exited; " + n + ", with the rest of the term grace"});
+  } else {
+    out.emplace_back(Log{Log::Level::info, "the command exited; " + n + ": " + util::signal_name(m_stop_signal) +
+                                               " to them, SIGKILL after the term grace"});
+    out.emplace_back(SendSignal{Child::command, m_stop_signal, true});
+  }
+  if (!grace_running) {
+    out.emplace_back(StartTimer{Timer::term_grace, m_s.term_grace});
+  }
+  out.emplace_back(WatchGroup{Child::command});
+}
+
+void Lifecycle::after_command(std::vector<Effect>& out) {
+  if (m_stay_after_command) {
+    m_phase = Phase::staying;
+    return;
+  }
+  stop_ray(out);
 }
 
 void Lifecycle::shut_down(std::vector<Effect>& out, int code, std::string reason, std::optional<int> command_signal) {
@@ -356,9 +472,10 @@ void Lifecycle::shut_down(std::vector<Effect>& out, int code, std::string reason
     m_wait_running = false;
   }
   if (m_command_running) {
-    out.emplace_back(SendSignal{Child::command, command_signal.value_or(SIGTERM)});
+    m_stop_signal = command_signal.value_or(SIGTERM);
+    out.emplace_back(to_command(m_stop_signal));
     out.emplace_back(StartTimer{Timer::term_grace, m_s.term_grace});
-    return;  // Ray is stopped once the command has exited
+    return;  // Ray is stopped once the command (and its group) has exited
   }
   stop_ray(out);
 }
@@ -386,14 +503,17 @@ void Lifecycle::stop_ray(std::vector<Effect>& out) {
 }
 
 void Lifecycle::end_before_start(std::vector<Effect>& out, const WaitFinished& w) {
-  m_exit_code = util::exit_code_of(w.end, 0);
+  m_exit_code = code_of(w);
   m_reason = w.reason;
   finish(out);  // nothing was started, nothing to stop
 }
 
 void Lifecycle::finish(std::vector<Effect>& out) {
-  m_phase = Phase::done;
-  out.emplace_back(Exit{m_exit_code, m_reason});
+  m_phase = Phase::stopping;
+  if (!m_stragglers_checked) {
+    m_stragglers_checked = true;
+    out.emplace_back(CheckStragglers{});
+  }
 }
 
 }  // namespace launcher::supervisor

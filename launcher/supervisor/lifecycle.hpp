@@ -1,5 +1,6 @@
 #pragma once
 #include <chrono>
+#include <csignal>
 #include <optional>
 #include <string>
 #include <variant>
@@ -18,7 +19,18 @@ enum class Child { ray, command, ray_stop };
 // tolerance), the head's own GCS, the join barrier, a worker's wait for its head, and a
 // worker's look at its head after Ray exited (for the reason line).
 enum class Wait { preflight, local_gcs, join, head, diagnose };
-enum class Timer { term_grace, ray_stop_grace };
+// term_grace: the command's (and its group's) time after SIGTERM; ray_stop_grace: `ray start`'s
+// (or the fallback `ray stop`'s) time to stop Ray; stragglers: what outlived everything.
+enum class Timer { term_grace, ray_stop_grace, stragglers };
+
+// Where a signal for the command goes (RAYLAUNCH_FORWARD_SIGNALS). `ray start --block` always
+// gets it alone: it stops Ray's processes in order itself, and a group signal would race that.
+enum class CommandSignals {
+  group,   // the command's whole process group (tini -g, dumb-init's default): a wrapper that
+           // does not exec (`bash -c '…; python train.py'`) and what it started see it together
+  leader,  // the command's process only, for a command that signals its own children in order;
+           // once it exits, what is left of its group gets the signal and the rest of the grace
+};
 
 enum class Phase {
   starting,         // nothing started yet
@@ -39,6 +51,7 @@ struct Settings {
   bool preflight = false;              // wait for Redis before `ray start`
   bool exec = false;                   // replace raylaunch with the command after the barrier
   OnSuccess on_success = OnSuccess::exit;
+  CommandSignals command_signals = CommandSignals::group;
   std::chrono::milliseconds term_grace{30'000};
   std::chrono::milliseconds ray_stop_grace{15'000};
 };
@@ -49,6 +62,7 @@ struct WaitFinished {
   Wait which = Wait::head;
   util::WaitEnd end = util::WaitEnd::ready;
   std::string reason;  // one line when not ready (or, for `diagnose`, what the check found)
+  bool internal_error = false;  // the wait threw (a bug): exit 70, not what `end` says
 };
 struct ChildExited {
   Child which = Child::ray;
@@ -56,6 +70,7 @@ struct ChildExited {
   std::string how;              // "exited with 3", "killed by SIGKILL"
   std::chrono::milliseconds ran{0};
   std::string detail;           // e.g. Ray's last output lines, or why exec failed
+  int group_left = 0;           // live processes still in its process group (it led one)
 };
 struct SignalReceived {
   int signo = 0;
@@ -63,11 +78,24 @@ struct SignalReceived {
 struct TimerFired {
   Timer which = Timer::term_grace;
 };
-// The answer to CheckLeftovers: how many processes (reparented orphans of Ray) are still there.
+// The answer to CheckLeftovers: how many of Ray's processes (its process group: `ray start`'s
+// children never leave it) outlived `ray start`.
 struct Leftovers {
   int count = 0;
 };
-using Event = std::variant<Start, WaitFinished, ChildExited, SignalReceived, TimerFired, Leftovers>;
+// WatchGroup's answer: the group of `which`, whose leader exited, has no process left.
+struct GroupGone {
+  Child which = Child::command;
+};
+// The answer to CheckStragglers, and again each time it changes while they are signalled:
+// processes that outlived the command and Ray (reparented to raylaunch: a daemon the command
+// double-forked, torchrun's workers in sessions of their own).
+struct Stragglers {
+  int count = 0;
+  std::string sample;  // "pid 42 (sleep), pid 43 (python3)"
+};
+using Event = std::variant<Start, WaitFinished, ChildExited, SignalReceived, TimerFired, Leftovers, GroupGone,
+                           Stragglers>;
 
 // Effects the supervisor carries out, in order.
 struct StartWait {
@@ -81,8 +109,12 @@ struct ExecCommand {};
 struct SendSignal {
   Child which = Child::ray;
   int signo = 0;
+  bool group = false;  // to its whole process group (while the group lives), else to the child
 };
-struct KillGroup {  // SIGKILL to the child's process group: nothing of it is left behind
+struct KillGroup {  // SIGKILL to the child and its process group: nothing of it is left behind
+  Child which = Child::command;
+};
+struct WatchGroup {  // answer GroupGone once the group of `which` (leader gone) is empty
   Child which = Child::command;
 };
 struct StartTimer {
@@ -93,6 +125,10 @@ struct CancelTimer {
   Timer which = Timer::term_grace;
 };
 struct CheckLeftovers {};
+struct CheckStragglers {};
+struct SignalStragglers {  // to each straggler, and to any that appears while they are watched
+  int signo = SIGTERM;
+};
 struct Log {
   enum class Level { info, warn, error } level = Level::info;
   std::string text;
@@ -101,8 +137,8 @@ struct Exit {
   int code = 0;
   std::string reason;  // the termination message: one line
 };
-using Effect = std::variant<StartWait, CancelWait, Spawn, ExecCommand, SendSignal, KillGroup, StartTimer, CancelTimer,
-                            CheckLeftovers, Log, Exit>;
+using Effect = std::variant<StartWait, CancelWait, Spawn, ExecCommand, SendSignal, KillGroup, WatchGroup, StartTimer,
+                            CancelTimer, CheckLeftovers, CheckStragglers, SignalStragglers, Log, Exit>;
 
 // What `run` does, as a state machine with no processes, clocks or sockets in it: events in,
 // effects out. Unit-tested on its own (tests/unit/test_supervisor_lifecycle.cpp); the
@@ -111,9 +147,14 @@ using Effect = std::variant<StartWait, CancelWait, Spawn, ExecCommand, SendSigna
 // Head: [preflight] → ray start → its GCS answers → join barrier → command → stop Ray → exit
 // with the command's status (or stay, on success, until SIGTERM). Worker: wait for the head →
 // ray start --block → supervise it; when it exits, exit 69 with the reason.
-// SIGTERM and SIGINT end the run: forwarded to the command (to `ray start` before it runs),
-// SIGKILL to the command's group after the term grace, then Ray is stopped; exit 128+N (0 when
-// staying after success). SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 are forwarded only.
+// SIGTERM and SIGINT end the run: forwarded to the command (its group, or its leader: see
+// CommandSignals; to `ray start` before it runs). The term grace runs for the whole group: when
+// the leader exits first (a wrapper shell dies on SIGTERM), the rest keeps its grace — and
+// gets the signal then, if it went to the leader only — and only what is left when the grace
+// ends gets SIGKILL. The same for what a command that exited on its own left in its group
+// (SIGTERM, grace, SIGKILL). Then Ray is stopped, then whatever outlived both (stragglers)
+// gets SIGTERM, the term grace and SIGKILL; exit 128+N (0 when staying after success). Every
+// other signal is forwarded only (util::is_forwarded).
 class Lifecycle {
  public:
   explicit Lifecycle(Settings settings) : m_s(settings) {}
@@ -134,12 +175,21 @@ class Lifecycle {
   std::vector<Effect> on_signal(const SignalReceived& s);
   std::vector<Effect> on_timer(const TimerFired& t);
   std::vector<Effect> on_leftovers(const Leftovers& l);
+  std::vector<Effect> on_group_gone(const GroupGone& g);
+  std::vector<Effect> on_stragglers(const Stragglers& s);
 
   // Begin the shutdown: remember how the run ends, stop the command (if any) then Ray.
   void shut_down(std::vector<Effect>& out, int code, std::string reason, std::optional<int> command_signal);
   void stop_ray(std::vector<Effect>& out);
   // A wait before anything was started (Redis, the head) ended not ready: exit at once.
   void end_before_start(std::vector<Effect>& out, const WaitFinished& w);
+  // The command's leader exited and `left` processes remain in its group: they get the stop
+  // signal (unless `signalled` already) and the term grace (the rest of it when `grace_running`).
+  void command_group_left(std::vector<Effect>& out, int left, bool signalled, bool grace_running);
+  // The command and its group are gone: stay (after success, with --on-success stay) or stop Ray.
+  void after_command(std::vector<Effect>& out);
+  SendSignal to_command(int signo) const;
+  // Everything raylaunch started has ended: look for stragglers, then exit.
   void finish(std::vector<Effect>& out);
 
   Settings m_s;
@@ -151,6 +201,12 @@ class Lifecycle {
   bool m_ray_stop_sent = false;   // SIGTERM sent to `ray start`
   bool m_leftovers_checked = false;
   bool m_exec_ray_started = false;  // exec mode: `ray start` (no --block) exited 0
+  bool m_group_wait = false;        // the command's leader exited; its group is being waited for
+  bool m_command_killed = false;    // SIGKILL went to the command's group
+  bool m_stay_after_command = false;  // the command succeeded under --on-success stay
+  bool m_stragglers_checked = false;
+  bool m_stragglers_signalled = false;
+  int m_stop_signal = SIGTERM;      // what ended the run, for the rest of the command's group
   int m_exit_code = 0;
   std::string m_reason;
 };

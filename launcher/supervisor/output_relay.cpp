@@ -4,6 +4,9 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cerrno>
+
+#include "util/redact.hpp"
 #include "util/strings.hpp"
 
 namespace launcher::supervisor {
@@ -11,7 +14,10 @@ namespace launcher::supervisor {
 namespace {
 
 constexpr std::size_t k_keep_lines = 20;
-constexpr std::size_t k_max_line = 8192;  // a longer "line" is logged in pieces
+// A longer "line" is logged in pieces of about this size; each piece is cut only after the
+// whole text so far was redacted, holding back what could be the start of a secret.
+constexpr std::size_t k_max_line = 8000;  // under the log line's 8 KiB, with the prefix
+constexpr std::size_t k_reason_line = 512;  // the most of one line in the reason
 
 }  // namespace
 
@@ -23,30 +29,42 @@ OutputRelay::OutputRelay(boost::asio::io_context& io, util::Fd pipe, std::string
   read_more();
 }
 
+// Waits for the pipe to be readable and reads it here, never with a read of Asio's own in
+// flight: drain() may then read the same pipe at any time without lines going out of order.
 void OutputRelay::read_more() {
-  m_pipe.async_read_some(boost::asio::buffer(m_buffer), [this](const boost::system::error_code& ec, std::size_t n) {
+  m_pipe.async_wait(boost::asio::posix::stream_descriptor::wait_read, [this](const boost::system::error_code& ec) {
     if (ec) {
-      if (!m_partial.empty()) {
-        emit(std::move(m_partial));
-        m_partial.clear();
-      }
-      return;  // EOF: every writer closed the pipe (or the relay is going away)
+      return;  // the relay is going away
     }
-    consume(m_buffer, n);
-    read_more();
+    if (read_available()) {
+      read_more();
+    }
   });
 }
 
-void OutputRelay::drain() {
+bool OutputRelay::read_available() {
   for (;;) {
     const ssize_t n = ::read(m_pipe.native_handle(), m_buffer, sizeof m_buffer);
-    if (n <= 0) {
-      break;
+    if (n > 0) {
+      consume(m_buffer, static_cast<std::size_t>(n));
+      continue;
     }
-    consume(m_buffer, static_cast<std::size_t>(n));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      return true;  // more may come
+    }
+    flush_partial();  // EOF: every writer closed the pipe (or it failed)
+    return false;
   }
+}
+
+void OutputRelay::drain() { read_available(); }
+
+void OutputRelay::flush_partial() {
   if (!m_partial.empty()) {
-    emit(std::move(m_partial));
+    emit(util::redact(m_partial));
     m_partial.clear();
   }
 }
@@ -54,14 +72,19 @@ void OutputRelay::drain() {
 void OutputRelay::consume(const char* data, std::size_t size) {
   for (std::size_t i = 0; i < size; ++i) {
     if (data[i] == '\n') {
-      emit(std::move(m_partial));
+      emit(util::redact(m_partial));
       m_partial.clear();
-    } else {
-      m_partial.push_back(data[i]);
-      if (m_partial.size() >= k_max_line) {
-        emit(std::move(m_partial));
-        m_partial.clear();
-      }
+      continue;
+    }
+    m_partial.push_back(data[i]);
+    if (m_partial.size() >= k_max_line) {
+      // Redact what there is, log all of it but the last (longest secret - 1) bytes, keep
+      // those: a secret that starts in them is completed by what comes next.
+      std::string redacted = util::redact(m_partial);
+      const std::size_t hold = std::min(redacted.size() / 2, util::longest_secret());
+      const std::string_view piece = util::cut_utf8(redacted, redacted.size() - hold);
+      m_partial = redacted.substr(piece.size());
+      emit(std::string(piece) + "…");
     }
   }
 }
@@ -80,10 +103,19 @@ void OutputRelay::emit(std::string line) {
 }
 
 std::string OutputRelay::last_lines(std::size_t n) const {
-  const std::size_t from = m_recent.size() > n ? m_recent.size() - n : 0;
+  // Already redacted; escaped once, where the reason is written. A last line without its
+  // newline yet (Ray's processes may still hold the pipe) counts too, less what could be the
+  // start of a secret.
+  std::vector<std::string> lines(m_recent.begin(), m_recent.end());
+  if (!m_partial.empty()) {
+    const std::string redacted = util::redact(m_partial);
+    lines.emplace_back(util::cut_utf8(redacted, redacted.size() - std::min(redacted.size(), util::longest_secret())));
+  }
+  const std::size_t from = lines.size() > n ? lines.size() - n : 0;
   std::string out;
-  for (std::size_t i = from; i < m_recent.size(); ++i) {
-    out += (out.empty() ? "" : " | ") + util::printable(m_recent[i], 512);
+  for (std::size_t i = from; i < lines.size(); ++i) {
+    const std::string_view line = util::cut_utf8(lines[i], k_reason_line);
+    out += (out.empty() ? "" : " | ") + std::string(line) + (line.size() < lines[i].size() ? "…" : "");
   }
   return out;
 }

@@ -10,20 +10,23 @@ namespace launcher::supervisor {
 
 // Reads a child's output pipe on the event loop and logs it line by line with a prefix
 // ("ray: …"). Reads as fast as the child writes, so the child never blocks on a full pipe;
-// keeps the last lines for the reason line when the child fails.
+// keeps the last lines for the reason line when the child fails. Every line is redacted whole
+// before anything cuts it (a line over 8,000 bytes is logged in pieces, each cut after redaction).
 class OutputRelay {
  public:
   OutputRelay(boost::asio::io_context& io, util::Fd pipe, std::string prefix);
 
   // Reads whatever is in the pipe now, without waiting (the child just exited: its last words
-  // may not have been read yet).
+  // may not have been read yet). A line still without its newline is kept for later.
   void drain();
   // The last `n` non-empty lines, joined with " | ".
   std::string last_lines(std::size_t n) const;
 
  private:
   void read_more();
+  bool read_available();  // false at EOF
   void consume(const char* data, std::size_t size);
+  void flush_partial();
   void emit(std::string line);
 
   boost::asio::posix::stream_descriptor m_pipe;

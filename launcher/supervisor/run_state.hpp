@@ -1,6 +1,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "supervisor/lifecycle.hpp"
@@ -8,7 +9,8 @@
 namespace launcher::supervisor {
 
 // What the supervisor knows about the run, read by the health endpoint and /metrics. Written
-// on the event loop, except the join barrier's counts, which its thread stores atomically.
+// on the event loop, except the join barrier's counts and time, which its thread stores
+// atomically (the event loop reads them for /metrics while the barrier runs).
 struct RunState {
   Phase phase = Phase::starting;
   bool head = true;
@@ -19,7 +21,7 @@ struct RunState {
   int ray_exits = 0;                // times `ray start` exited
   int command_exit_code = -1;       // -1: not exited (or not run)
   std::chrono::steady_clock::time_point started_at = std::chrono::steady_clock::now();
-  std::chrono::milliseconds join_wait{0};  // how long the barrier took (or has taken so far)
+  std::atomic<std::int64_t> join_wait_ms{0};  // how long the barrier took (or has taken so far)
   std::atomic<int> nodes_alive{0};  // distinct ALIVE pods at the last barrier poll
   int nodes_wanted = 1;
   std::string reason;               // why the run ended (or is ending)

@@ -12,16 +12,19 @@
 #include <csignal>
 #include <cstring>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <spdlog/spdlog.h>
 #include <thread>
 
-#include "supervisor/leftovers.hpp"
+#include "supervisor/child_groups.hpp"
+#include "supervisor/exec_in_place.hpp"
 #include "supervisor/output_relay.hpp"
+#include "supervisor/process_table.hpp"
 #include "util/exit_codes.hpp"
 #include "util/exit_status.hpp"
 #include "util/redact.hpp"
+#include "util/signals.hpp"
 #include "util/strings.hpp"
 
 namespace launcher::supervisor {
@@ -32,6 +35,9 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr std::size_t k_reason_output_lines = 3;
+// tini reaps on every SIGCHLD and once a second besides; the same tick sees a watched group
+// or straggler go, whose last process may not be raylaunch's child (no SIGCHLD for us).
+constexpr std::chrono::seconds k_tick{1};
 
 const char* child_name(Child c) {
   switch (c) {
@@ -52,6 +58,7 @@ void write_termination_message(const std::string& path, const std::string& line)
     return;
   }
   // The kubelet reads at most 4096 bytes per container (kubernetes.io, termination messages).
+  // Redacted whole, before any cut.
   std::string text = util::printable(util::redact(line), 4000) + "\n";
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (fd < 0) {
@@ -65,7 +72,7 @@ void write_termination_message(const std::string& path, const std::string& line)
 struct Supervisor::Impl {
   Impl(asio::io_context& io_, RunSpec spec_, RunState& state_)
       : io(io_), spec(std::move(spec_)), state(state_), lifecycle(spec.settings), signals(io), term_timer(io),
-        ray_timer(io) {}
+        ray_timer(io), stragglers_timer(io), tick(io) {}
 
   asio::io_context& io;
   RunSpec spec;
@@ -75,11 +82,19 @@ struct Supervisor::Impl {
   signalfd_siginfo siginfo{};
   asio::steady_timer term_timer;
   asio::steady_timer ray_timer;
+  asio::steady_timer stragglers_timer;
+  asio::steady_timer tick;
   std::map<pid_t, Child> children;
-  std::map<Child, pid_t> pids;
   std::map<Child, Clock::time_point> started;
+  ChildGroups groups;
   std::unique_ptr<OutputRelay> ray_output;
+  std::unique_ptr<OutputRelay> ray_stop_output;
   std::jthread wait_thread;
+  bool watching_command_group = false;
+  bool watching_stragglers = false;
+  int stragglers_signal = 0;             // what stragglers get (also any that appears later)
+  std::set<pid_t> stragglers_signalled;  // and who got it
+  int stragglers_seen = -1;
   bool exited = false;
   int exit_code = exit_code::software;
 
@@ -96,22 +111,38 @@ struct Supervisor::Impl {
   void read_signals() {
     signals.async_read_some(asio::buffer(&siginfo, sizeof siginfo), [this](const boost::system::error_code& ec,
                                                                            std::size_t n) {
-      if (ec || n != sizeof siginfo) {
-        if (ec != asio::error::operation_aborted) {
-          spdlog::error("reading signals failed: {}", ec.message());
-        }
+      if (ec == asio::error::operation_aborted || exited) {
         return;
       }
-      const int signo = static_cast<int>(siginfo.ssi_signo);
-      if (signo == SIGCHLD) {
-        reap();
-      } else {
-        spdlog::info("received {}", util::signal_name(signo));
-        dispatch(SignalReceived{signo});
+      if (ec || n != sizeof siginfo) {
+        // Never stop reading: a PID 1 that no longer reads its signals is deaf to SIGTERM.
+        spdlog::error("reading signals failed: {}; retrying", ec ? ec.message() : "a short read");
+        post_later([this] { read_signals(); });
+        return;
       }
-      if (!exited) {
-        read_signals();
+      on_signal(static_cast<int>(siginfo.ssi_signo));
+      read_signals();
+    });
+  }
+
+  void on_signal(int signo) {
+    if (signo == SIGCHLD) {
+      reap();
+    } else if (util::is_forwarded(signo)) {
+      spdlog::info("received {}", util::signal_name(signo));
+      dispatch(SignalReceived{signo});
+    }
+  }
+
+  // Once a second: reap what a lost SIGCHLD would leave, and look at the watched processes.
+  void arm_tick() {
+    tick.expires_after(k_tick);
+    tick.async_wait([this](const boost::system::error_code& ec) {
+      if (ec || exited) {
+        return;
       }
+      reap();
+      arm_tick();
     });
   }
 
@@ -122,7 +153,7 @@ struct Supervisor::Impl {
       int status = 0;
       const pid_t pid = ::waitpid(-1, &status, WNOHANG);
       if (pid <= 0) {
-        return;
+        break;
       }
       const auto it = children.find(pid);
       if (it == children.end()) {
@@ -131,12 +162,13 @@ struct Supervisor::Impl {
       }
       const Child which = it->second;
       children.erase(it);
-      pids.erase(which);
+      groups.leader_reaped(which);
       ChildExited e;
       e.which = which;
       e.code = util::exit_code_of_status(status);
       e.how = util::describe_status(status);
       e.ran = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started[which]);
+      e.group_left = static_cast<int>(groups.members(which, list_processes()).size());
       if (which == Child::ray) {
         state.ray_exits += 1;
         state.ray_died = lifecycle.phase() != Phase::stopping;
@@ -145,6 +177,9 @@ struct Supervisor::Impl {
           e.detail = ray_output->last_lines(k_reason_output_lines);
         }
       }
+      if (which == Child::ray_stop && ray_stop_output) {
+        ray_stop_output->drain();
+      }
       if (which == Child::command) {
         state.command_exit_code = e.code;
       }
@@ -152,6 +187,40 @@ struct Supervisor::Impl {
       spdlog::log(expected ? spdlog::level::info : spdlog::level::warn, "{} (pid {}) {}", child_name(which), pid, e.how);
       dispatch(e);
     }
+    look_at_watched();
+  }
+
+  void look_at_watched() {
+    if (exited || (!watching_command_group && !watching_stragglers)) {
+      return;
+    }
+    const std::vector<ProcessInfo> all = list_processes();
+    if (watching_command_group && groups.members(Child::command, all).empty()) {
+      watching_command_group = false;
+      post_event(GroupGone{Child::command});
+    }
+    if (watching_stragglers) {
+      const auto now = stragglers(all);
+      if (stragglers_signal != 0) {
+        for (const ProcessInfo& p : now) {
+          if (stragglers_signalled.insert(p.pid).second) {
+            ::kill(p.pid, stragglers_signal);
+          }
+        }
+      }
+      if (static_cast<int>(now.size()) != stragglers_seen) {
+        stragglers_seen = static_cast<int>(now.size());
+        post_event(Stragglers{stragglers_seen, describe_processes(now)});
+      }
+    }
+  }
+
+  std::vector<ProcessInfo> stragglers(const std::vector<ProcessInfo>& all) const {
+    std::set<pid_t> known;
+    for (const auto& [pid, which] : children) {
+      known.insert(pid);
+    }
+    return children_of(all, ::getpid(), known);
   }
 
   void post_event(Event e) {
@@ -162,70 +231,129 @@ struct Supervisor::Impl {
     });
   }
 
+  template <typename F>
+  void post_later(F f) {
+    auto timer = std::make_shared<asio::steady_timer>(io, std::chrono::milliseconds(100));
+    timer->async_wait([timer, f = std::move(f)](const boost::system::error_code& ec) {
+      if (!ec) {
+        f();
+      }
+    });
+  }
+
   // --- effects out -------------------------------------------------------------------------
   void apply(const StartWait& w) {
-    // The previous wait thread, if any, has finished: its result is what got us here.
+    // The previous wait thread, if any, has finished: its result is what got us here. A wait
+    // that throws (a bug) ends as a failed wait with the reason, never in std::terminate.
     wait_thread = std::jthread([this, which = w.which](std::stop_token stop) {
-      WaitFinished result = spec.wait(which, stop);
+      WaitFinished result;
+      try {
+        result = spec.wait(which, stop);
+      } catch (const std::exception& e) {
+        result = WaitFinished{which, util::WaitEnd::unreachable,
+                              std::string("internal error in raylaunch's wait: ") + e.what() + " (please report it)"};
+        result.internal_error = true;
+      } catch (...) {
+        result = WaitFinished{which, util::WaitEnd::unreachable, "internal error in raylaunch's wait (please report it)"};
+        result.internal_error = true;
+      }
       result.which = which;
-      post_event(result);
+      try {
+        post_event(std::move(result));
+      } catch (...) {
+        spdlog::critical("the wait's result could not be handed back (out of memory?)");
+      }
     });
   }
 
   void apply(const CancelWait&) { wait_thread.request_stop(); }
 
+  const SpawnRequest& request_of(Child which) const {
+    return which == Child::ray ? spec.ray : which == Child::command ? spec.command : spec.ray_stop;
+  }
+
   void apply(const Spawn& s) {
-    const SpawnRequest& request = s.which == Child::ray ? spec.ray : s.which == Child::command ? spec.command : spec.ray_stop;
-    auto child = spawn_child(request);
+    auto child = spawn_child(request_of(s.which));
     if (!child) {
       spdlog::error("{} could not be started: {}", child_name(s.which), child.error().message);
       post_event(ChildExited{s.which, child.error().code, "could not be started", std::chrono::milliseconds(0),
-                             child.error().message});
+                             child.error().message, 0});
       return;
     }
     const pid_t pid = child.value().pid;
     children[pid] = s.which;
-    pids[s.which] = pid;
-    last_pgid[s.which] = pid;
+    groups.started(s.which, pid);
     started[s.which] = Clock::now();
     spdlog::info("started {} (pid {})", child_name(s.which), pid);
     if (s.which == Child::ray) {
       state.ray_started = true;
       state.ray_started_at = Clock::now();
-      if (child.value().output.valid()) {
-        ray_output = std::make_unique<OutputRelay>(io, std::move(child.value().output), "ray: ");
-      }
+    }
+    // Ray's output, and `ray stop`'s, is read and logged: a pipe nobody reads would block it,
+    // and a closed one kills it (Ray's CLI exits 1 at its first EPIPE, before its work is done).
+    if (child.value().output.valid()) {
+      auto relay = std::make_unique<OutputRelay>(io, std::move(child.value().output),
+                                                 s.which == Child::ray ? "ray: " : "ray stop: ");
+      (s.which == Child::ray ? ray_output : ray_stop_output) = std::move(relay);
     }
   }
 
   void apply(const ExecCommand&) {
     spdlog::info("replacing raylaunch with the command (--exec)");
-    spdlog::default_logger()->flush();
-    const SpawnError err = exec_in_place(spec.command.exe, spec.command.argv);
-    // Only a failed execve gets here; the run ends as if the command had exited so.
-    post_event(ChildExited{Child::command, err.code, "could not be executed", std::chrono::milliseconds(0), err.message});
+    spdlog::default_logger()->flush();  // bounded: a stalled stderr does not hold the exec
+    const ExecAttempt attempt = exec_in_place(spec.command.exe, spec.command.argv, spec.command.drop_env);
+    // Only a failed or interrupted exec gets here, with raylaunch as it was.
+    reap();  // a SIGCHLD the exec window consumed
+    if (attempt.interrupted_by != 0) {
+      spdlog::info("received {} as the command was being executed", util::signal_name(attempt.interrupted_by));
+      post_event(SignalReceived{attempt.interrupted_by});
+      asio::post(io, [this, signo = attempt.interrupted_by] {
+        if (exited || !lifecycle.running(Child::command)) {
+          return;
+        }
+        if (lifecycle.phase() == Phase::running_command) {
+          apply(ExecCommand{});  // a forwarded signal had no one to go to: try again
+        } else {
+          dispatch(ChildExited{Child::command, exit_code::killed_by(signo), "was not started",
+                               std::chrono::milliseconds(0), util::signal_name(signo) + " came first", 0});
+        }
+      });
+      return;
+    }
+    spdlog::error("the command could not be executed: {}", attempt.error.message);
+    post_event(ChildExited{Child::command, attempt.error.code, "could not be executed", std::chrono::milliseconds(0),
+                           attempt.error.message, 0});
   }
 
   void apply(const SendSignal& s) {
-    if (const auto it = pids.find(s.which); it != pids.end()) {
-      spdlog::info("sending {} to {} (pid {})", util::signal_name(s.signo), child_name(s.which), it->second);
-      ::kill(it->second, s.signo);
+    if (!groups.pgid(s.which)) {
+      return;
     }
+    spdlog::info("sending {} to {} ({} {})", util::signal_name(s.signo), child_name(s.which),
+                 s.group ? "process group" : "pid", *groups.pgid(s.which));
+    groups.signal(s.which, s.signo, s.group);
   }
 
   void apply(const KillGroup& k) {
     // Each child leads its own process group (child_process.cpp); the group outlives its
     // leader, so this also reaches what the command left behind after it exited.
-    if (const auto it = pids.find(k.which); it != pids.end()) {
-      ::kill(it->second, SIGKILL);
-    }
-    if (const auto it = last_pgid.find(k.which); it != last_pgid.end()) {
-      ::kill(-it->second, SIGKILL);
+    groups.signal(k.which, SIGKILL, false);
+    groups.signal(k.which, SIGKILL, true);
+  }
+
+  void apply(const WatchGroup& w) {
+    if (w.which == Child::command) {
+      watching_command_group = true;
+      look_at_watched();
     }
   }
 
+  asio::steady_timer& timer_of(Timer which) {
+    return which == Timer::term_grace ? term_timer : which == Timer::ray_stop_grace ? ray_timer : stragglers_timer;
+  }
+
   void apply(const StartTimer& t) {
-    asio::steady_timer& timer = t.which == Timer::term_grace ? term_timer : ray_timer;
+    asio::steady_timer& timer = timer_of(t.which);
     timer.expires_after(t.after);
     timer.async_wait([this, which = t.which](const boost::system::error_code& ec) {
       if (!ec && !exited) {
@@ -234,15 +362,29 @@ struct Supervisor::Impl {
     });
   }
 
-  void apply(const CancelTimer& t) { (t.which == Timer::term_grace ? term_timer : ray_timer).cancel(); }
+  void apply(const CancelTimer& t) { timer_of(t.which).cancel(); }
 
   void apply(const CheckLeftovers&) {
     reap();  // what already exited is not left over
-    std::set<pid_t> known;
-    for (const auto& [pid, which] : children) {
-      known.insert(pid);
+    // Ray's processes stay in `ray start`'s process group (Ray spawns them without setsid);
+    // what else outlived the command is not Ray's, and not `ray stop`'s to find.
+    post_event(Leftovers{static_cast<int>(groups.members(Child::ray, list_processes()).size())});
+  }
+
+  void apply(const CheckStragglers&) {
+    reap();
+    watching_stragglers = true;
+    stragglers_seen = -1;
+    look_at_watched();
+  }
+
+  void apply(const SignalStragglers& s) {
+    stragglers_signal = s.signo;
+    stragglers_signalled.clear();
+    for (const ProcessInfo& p : stragglers(list_processes())) {
+      stragglers_signalled.insert(p.pid);
+      ::kill(p.pid, s.signo);
     }
-    post_event(Leftovers{count_child_processes(known)});
   }
 
   void apply(const Log& l) {
@@ -263,14 +405,13 @@ struct Supervisor::Impl {
       spdlog::error("exiting {}: {}", e.code, e.reason);
     }
     wait_thread.request_stop();
-    term_timer.cancel();
-    ray_timer.cancel();
+    for (asio::steady_timer* t : {&term_timer, &ray_timer, &stragglers_timer, &tick}) {
+      t->cancel();
+    }
     boost::system::error_code ignored;
     signals.close(ignored);
     io.stop();
   }
-
-  std::map<Child, pid_t> last_pgid;  // the group of each child ever spawned (for KillGroup)
 };
 
 Supervisor::Supervisor(asio::io_context& io, RunSpec spec, RunState& state)
@@ -285,27 +426,22 @@ int Supervisor::run() {
     // them, and see them when checking what outlived `ray start` (tini's -s).
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   }
-  sigset_t mask;
-  sigemptyset(&mask);
-  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD}) {
-    sigaddset(&mask, sig);
-  }
-  const int fd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  const int fd = ::signalfd(-1, &util::blocked_signals(), SFD_CLOEXEC | SFD_NONBLOCK);
   if (fd < 0) {
     spdlog::error("signalfd: {}", std::strerror(errno));
     return exit_code::os_error;
   }
   s.signals.assign(fd);
   s.read_signals();
+  s.arm_tick();
   s.post_event(Start{});
   try {
     s.io.run();
   } catch (const std::exception& e) {
-    // A bug must not leave Ray running behind a dead PID 1's back: kill what we started.
+    // A bug in the supervisor itself (the health endpoint and the helper threads have firewalls
+    // of their own) must not leave Ray running behind a dead PID 1's back: kill what we started.
     spdlog::critical("internal error in the supervisor: {} (please report it); killing Ray and the command", e.what());
-    for (const auto& [which, pgid] : s.last_pgid) {
-      ::kill(-pgid, SIGKILL);
-    }
+    s.groups.kill_all();
     write_termination_message(s.spec.termination_log, std::string("internal error in raylaunch: ") + e.what());
     s.exited = true;
     s.exit_code = exit_code::software;
@@ -314,6 +450,7 @@ int Supervisor::run() {
   if (s.wait_thread.joinable()) {
     s.wait_thread.join();
   }
+  spdlog::default_logger()->flush();
   return s.exited ? s.exit_code : exit_code::software;
 }
 

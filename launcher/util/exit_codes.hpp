@@ -1,6 +1,6 @@
 #pragma once
-// Exit codes are a public contract (README "Exit codes"); values follow sysexits(3), and for
-// the launch command, the shells' and tini's conventions.
+// Exit codes are a public contract (docs/run.md "Exit codes", `raylaunch --help`); values follow
+// sysexits(3), and for the launch command, the shells' and tini's conventions.
 namespace launcher::exit_code {
 inline constexpr int ok = 0;
 inline constexpr int unhealthy = 1;        // probes: one line says why
@@ -10,6 +10,7 @@ inline constexpr int software = 70;        // EX_SOFTWARE: a bug in raylaunch (u
 inline constexpr int os_error = 71;        // EX_OSERR: a system call failed (fork, pipe, signals)
 inline constexpr int io_error = 74;        // EX_IOERR: output could not be written (stdout full)
 inline constexpr int temp_fail = 75;       // EX_TEMPFAIL: join barrier timed out
+inline constexpr int no_permission = 77;   // EX_NOPERM: redis-cleanup's ACL user may not (NOPERM): no retry heals it
 inline constexpr int config = 78;          // EX_CONFIG: a node check failed in strict mode
 inline constexpr int not_executable = 126;  // the launch command exists but cannot be executed
 inline constexpr int not_found = 127;       // the launch command was not found

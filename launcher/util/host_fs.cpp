@@ -29,7 +29,11 @@ void say(std::string* why, std::string text) {
 
 }  // namespace
 
-std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes, std::string* why) {
+namespace {
+
+// A regular file's first `max_bytes` (all of it when shorter); with `whole`, a longer file is
+// refused instead.
+std::optional<std::string> read_regular(const std::string& path, std::size_t max_bytes, std::string* why, bool whole) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer for ever.
   const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!fd.valid()) {
@@ -65,12 +69,26 @@ std::optional<std::string> read_small_file(const std::string& path, std::size_t 
       break;
     }
     if (text.size() + static_cast<std::size_t>(n) > max_bytes) {
+      if (!whole) {
+        text.append(buf, max_bytes - text.size());
+        return text;
+      }
       say(why, "larger than " + std::to_string(max_bytes) + " bytes");
       return std::nullopt;
     }
     text.append(buf, static_cast<std::size_t>(n));
   }
   return text;
+}
+
+}  // namespace
+
+std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes, std::string* why) {
+  return read_regular(path, max_bytes, why, true);
+}
+
+std::optional<std::string> read_file_head(const std::string& path, std::size_t max_bytes, std::string* why) {
+  return read_regular(path, max_bytes, why, false);
 }
 
 HostFs::HostFs(std::string root) : m_root(std::move(root)) {

@@ -34,4 +34,8 @@ class HostFs {
 // is absent, not a regular file, unreadable or too large. `why` (optional) says which.
 std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes, std::string* why = nullptr);
 
+// The same, but a longer file is no error: its first `max_bytes` come back (what a reader of a
+// file's first line needs; the rest is never read).
+std::optional<std::string> read_file_head(const std::string& path, std::size_t max_bytes, std::string* why = nullptr);
+
 }  // namespace launcher::util

@@ -1,5 +1,7 @@
 #include "util/redact.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <mutex>
 #include <vector>
 
@@ -7,28 +9,60 @@ namespace launcher::util {
 
 namespace {
 
+// Shorter secrets are replaced only as a whole word: "abc" in "abc" or "pw=abc," but not in
+// "abcde", so a 3-byte password masks itself without masking every word that contains it.
+constexpr std::size_t k_substring_min = 4;
+
 std::mutex g_mutex;
 std::vector<std::string>& secrets() {
   static std::vector<std::string> s;
   return s;
 }
 
+bool is_word_byte(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; }
+
+bool whole_word(const std::string& text, std::size_t at, std::size_t len) {
+  return (at == 0 || !is_word_byte(text[at - 1])) && (at + len >= text.size() || !is_word_byte(text[at + len]));
+}
+
 }  // namespace
 
 void add_secret(std::string secret) {
-  if (secret.size() < 4) {
-    return;  // too short to search for without mangling ordinary text; never logged anyway
+  if (secret.empty()) {
+    return;
   }
   const std::lock_guard lock(g_mutex);
-  secrets().push_back(std::move(secret));
+  for (const std::string& s : secrets()) {
+    if (s == secret) {
+      return;
+    }
+  }
+  // Longest first: a secret that contains a shorter one is replaced whole, not half-masked.
+  const auto at = std::find_if(secrets().begin(), secrets().end(),
+                               [&](const std::string& s) { return s.size() < secret.size(); });
+  secrets().insert(at, std::move(secret));
+}
+
+std::size_t longest_secret() {
+  const std::lock_guard lock(g_mutex);
+  std::size_t longest = 0;
+  for (const std::string& s : secrets()) {
+    longest = std::max(longest, s.size());
+  }
+  return longest;
 }
 
 std::string redact(std::string_view text) {
   std::string out(text);
   const std::lock_guard lock(g_mutex);
   for (const std::string& s : secrets()) {
-    for (auto at = out.find(s); at != std::string::npos; at = out.find(s, at + 3)) {
-      out.replace(at, s.size(), "***");
+    for (auto at = out.find(s); at != std::string::npos;) {
+      if (s.size() >= k_substring_min || whole_word(out, at, s.size())) {
+        out.replace(at, s.size(), "***");
+        at = out.find(s, at + 3);
+      } else {
+        at = out.find(s, at + 1);
+      }
     }
   }
   return out;

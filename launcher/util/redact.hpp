@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -8,9 +9,15 @@ namespace launcher::util {
 // and every log line — raylaunch's and gRPC's own — passes through redact(), which replaces
 // each registered secret with "***". A secret still never goes into a message on purpose;
 // this is the net under that rule (a server echoing a token back, a library's debug trace).
+// Redact whole lines, before any cut: a secret split by a cut is no longer found.
 void add_secret(std::string secret);
 
-// `text` with every registered secret replaced by "***".
+// `text` with every registered secret replaced by "***"; a secret under 4 bytes only where it
+// stands as a whole word (not inside a longer run of letters, digits, '_' or '-').
 std::string redact(std::string_view text);
+
+// The length of the longest registered secret (0: none): what a stream cut into pieces must
+// hold back at each cut so that no secret straddles it unredacted.
+std::size_t longest_secret();
 
 }  // namespace launcher::util

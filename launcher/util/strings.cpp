@@ -48,6 +48,33 @@ void append_hex(std::string& out, unsigned char b) {
   out += buf.data();
 }
 
+// The code point of the valid `len`-byte sequence at `s[i]`.
+char32_t decode(std::string_view s, std::size_t i, std::size_t len) {
+  const auto b = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
+  switch (len) {
+    case 2:
+      return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    case 3:
+      return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    default:
+      return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+  }
+}
+
+// Valid UTF-8 that still changes what a terminal shows: C1 controls (U+0080-U+009F, e.g. CSI),
+// and the bidirectional controls that reorder text on screen (U+202E RIGHT-TO-LEFT OVERRIDE:
+// "Trojan Source", CVE-2021-42574), the marks, and the line and paragraph separators.
+bool is_invisible_control(char32_t c) {
+  return (c >= 0x80 && c <= 0x9F) || c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E) ||
+         (c >= 0x2066 && c <= 0x2069);
+}
+
+void append_code_point(std::string& out, char32_t c) {
+  std::array<char, 12> buf{};
+  std::snprintf(buf.data(), buf.size(), "\\u%04x", static_cast<unsigned>(c));
+  out += buf.data();
+}
+
 }  // namespace
 
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
@@ -62,6 +89,30 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
 }
 
 std::string plural(long n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+std::string_view cut_utf8(std::string_view text, std::size_t max) {
+  if (text.size() <= max) {
+    return text;
+  }
+  std::size_t cut = max;
+  // Back over continuation bytes (10xxxxxx) to the start of the sequence the cut falls in.
+  for (int k = 0; k < 3 && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80; ++k) {
+    --cut;
+  }
+  return text.substr(0, cut);
+}
+
+bool is_printable_text(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    const std::size_t len = utf8_sequence(text, i);
+    if (len == 0 || (len == 1 && (b < 0x20 || b == 0x7f)) || (len > 1 && is_invisible_control(decode(text, i, len)))) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
 
 bool is_valid_utf8(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
@@ -78,11 +129,17 @@ std::string printable(std::string_view text, std::size_t max) {
   std::string out;
   const std::size_t n = text.size() < max ? text.size() : max;
   out.reserve(n);
-  for (std::size_t i = 0; i < n;) {
+  std::size_t i = 0;
+  while (i < n) {
     const auto b = static_cast<unsigned char>(text[i]);
     const std::size_t len = utf8_sequence(text, i);
     if (len > 1) {
-      out.append(text.substr(i, len));
+      const char32_t c = decode(text, i, len);
+      if (is_invisible_control(c)) {
+        append_code_point(out, c);
+      } else {
+        out.append(text.substr(i, len));
+      }
       i += len;
       continue;
     }
@@ -100,9 +157,6 @@ std::string printable(std::string_view text, std::size_t max) {
       case 0x1b:
         out += "\\e";
         break;
-      case '\\':
-        out += "\\\\";
-        break;
       default:
         if (b < 0x20 || b == 0x7f || len == 0) {
           append_hex(out, b);
@@ -111,7 +165,7 @@ std::string printable(std::string_view text, std::size_t max) {
         }
     }
   }
-  if (n < text.size()) {
+  if (i < text.size()) {
     out += "…";
   }
   return out;

@@ -57,7 +57,7 @@ done
 head -c 2000000 /dev/zero | tr '\0' a >"$WORK/huge-token"
 RAY_AUTH_MODE=token RAY_AUTH_TOKEN_PATH=$WORK/huge-token run_rl status --address 127.0.0.1:1
 expect_rc 64 "huge token file"
-expect_in "$err" "larger than" "huge token named"
+expect_in "$err" "it is longer than 65536 bytes" "huge token named"  # its first line, 64 KiB at most, is read
 printf '\xef\xbb\xbfsecret-token-value\n' >"$WORK/bom-token"
 RAY_AUTH_MODE=token RAY_AUTH_TOKEN_PATH=$WORK/bom-token run_rl probe readiness --head-address 127.0.0.1 --nodes 2 --hostname training-1
 expect_rc 64 "token with a BOM"

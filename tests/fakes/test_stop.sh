@@ -44,6 +44,27 @@ expect_in stop-h2.out "(via SIGKILL) [raylet pid $(info h2 pids.raylet)]"
 expect_in stop-h2.out "Stopped all 2 Ray processes."
 expect_no_procs "after ray stop --force"
 
+# Into a closed pipe, as Ray's CLI (click) does it: exit 1 at the first write, silently, with
+# what was left undone left undone (Ray 2.60 measured: the raylet got SIGTERM, gcs_server ran
+# on). A supervisor must read `ray stop`'s output, not close it.
+port=$(free_port)
+pod h4 -- start --head --port="$port"
+finish h4
+h4_gcs=$(info h4 pids.gcs_server)
+set +e
+RAY_TMPDIR=$WORK/h4 /usr/bin/python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.run(sys.argv[1:], stdout=w, stderr=w).returncode)' "$RAY" stop --grace-period 3
+RC=$?
+set -e
+expect_rc 1 "ray stop writing into a closed pipe"
+! gone "$h4_gcs" || fail "ray stop went on after EPIPE: gcs_server was stopped"
+stop_in h4
+expect_in stop-h4.out "Stopped all 1 Ray processes."
+expect_no_procs "after the second ray stop"
+
 # Under `ray start --block`: ray stop stops the children, ray start keeps blocking.
 blocking_head h3
 stop_in h3

@@ -39,7 +39,8 @@ leftovers() {
 }
 
 # pod NAME [ENV=VALUE...] -- RAYLAUNCH ARGS...: `raylaunch ARGS` in the background as pod NAME
-# (HOSTNAME=NAME, RAY_TMPDIR=$WORK/NAME), stdout in NAME.out, stderr in NAME.err; POD[NAME]=pid.
+# (HOSTNAME=NAME, RAY_TMPDIR=$WORK/NAME), stdout in NAME.out, stderr in NAME.err (or in
+# $POD_STDERR when set: a FIFO, say); POD[NAME]=pid.
 declare -A POD
 pod() {
   local name=$1 envs=()
@@ -48,7 +49,7 @@ pod() {
   shift
   mkdir -p "$WORK/$name"
   env HOSTNAME="$name" RAY_TMPDIR="$WORK/$name" "${envs[@]}" "$RAYLAUNCH_BIN" "$@" \
-    >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    >"$WORK/$name.out" 2>"${POD_STDERR:-$WORK/$name.err}" &
   POD[$name]=$!
   PIDS+=($!)
 }

@@ -2,7 +2,7 @@
 # What `run` refuses before anything starts, each with one line, its exit code and a
 # termination message, and no `ray start` ever run: no command on the head (64), a command that
 # is not found (127) or not executable (126), `ray` not on PATH (69, naming the path searched),
-# a strict node check that fails (78), a bad setting (64).
+# a strict node check that fails (78), a bad setting (64), --exec with what cannot outlive it (64).
 source "$(dirname "$0")/lib.sh"
 ports
 no_ray_started() { [[ -z "$(ls "$FAKE_RAY_RECORD_DIR")" ]] || fail "$1: ray was run"; }
@@ -46,6 +46,30 @@ finish f
 expect_rc 64 "bad setting"
 expect_in f.err 'raylaunch: error: RAYLAUNCH_TERM_GRACE: "forever" is not valid'
 no_ray_started "bad setting"
+
+# --exec with what cannot outlive it: staying up after success, the health endpoint (64).
+pod g $(loopback_env) RAYLAUNCH_EXEC=true RAYLAUNCH_ON_SUCCESS=stay RAYLAUNCH_HEALTH_PORT=$HEALTH_PORT -- run -- true
+finish g
+expect_rc 64 "--exec with stay and a health port"
+expect_in g.err "raylaunch: error: RAYLAUNCH_EXEC and RAYLAUNCH_ON_SUCCESS stay cannot go together"
+expect_in g.err "raylaunch: error: RAYLAUNCH_EXEC and RAYLAUNCH_HEALTH_PORT $HEALTH_PORT cannot go together"
+no_ray_started "--exec refused"
+# `--exec` is a flag: alone it means true, whatever follows it.
+for after in "-- true" "--nodes=1 -- true"; do
+  pod h $(loopback_env) RAYLAUNCH_HEALTH_PORT=$HEALTH_PORT -- run --exec $after
+  finish h
+  expect_rc 64 "--exec $after"
+  expect_in h.err "raylaunch: error: --exec and RAYLAUNCH_HEALTH_PORT $HEALTH_PORT cannot go together"
+done
+
+# Long settings are not bad settings: a realistic RAYLAUNCH_RAY_ARGS (JSON resources and labels,
+# over 256 bytes, backslashes in it) is planned as given.
+long='--resources={"accel_type:H100":8,"spot":1,"rack-a1":1,"tenant-research":1,"dataset-cache":1} ''--labels={"team":"vision-language-models","project":"openvla-finetune","cost-center":"ml-research-42",''"path":"C:\models\v7"} --num-cpus=96'
+pod i $(loopback_env) RAYLAUNCH_RAY_ARGS="$long" -- plan -- true
+finish i
+expect_rc 0 "a long RAYLAUNCH_RAY_ARGS"
+expect_in i.out '"path":"C:\models\v7"}'
+no_ray_started "plan"
 
 # A worker needs no command, and a command given to it is not run (it is the head's job).
 expect_clean

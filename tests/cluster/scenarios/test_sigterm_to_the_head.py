@@ -5,6 +5,7 @@ stops what it started (the command first, with its term grace; then Ray) and exi
 its own, before the grace period, its termination message saying when it was stopped; no
 process outlives it and the harness finds nothing left running."""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -29,8 +30,10 @@ def test_sigterm_during_the_barrier():
         wait_log(c, "training-0", "2/3 nodes alive; missing: training-2", 60)
         run = delete_head(c)
         assert_clean_end(c, run, "training-0", 143, "stopped by SIGTERM during the join barrier")
-        for text in ("received SIGTERM", "sending SIGTERM to ray start", "ray start (pid 3) exited"):
+        for text in ("received SIGTERM", "sending SIGTERM to ray start"):
             assert text in run.text(), f"{text!r} not in\n{run.text()[-2000:]}"
+        # Its pid depends on the threads raylaunch started first (a thread takes a pid too).
+        assert re.search(r"ray start \(pid \d+\) exited", run.text()), run.text()[-2000:]
         eq(launched(c), 0, "launch command runs")
         c.stop()
     eq(c.leftovers(), [], "nothing left running")

@@ -1,0 +1,26 @@
+#pragma once
+#include <csignal>
+
+namespace launcher::util {
+
+// The one list of how raylaunch treats signals (tini's configure_signals): every signal is
+// blocked in every thread and read synchronously (a signalfd), except the synchronous faults a
+// thread raises on itself (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT), which
+// must reach their default action. Blocked, SIGPIPE makes a write to a closed pipe fail with
+// EPIPE instead of killing PID 1 (`raylaunch run … 2>&1 | tee log`, then Ctrl-C on tee).
+// glibc keeps its own two real-time signals (thread cancellation, setxid) out of any set.
+const sigset_t& blocked_signals();
+
+// True for the faults above: never blocked, never forwarded.
+bool is_synchronous_fault(int signo);
+
+// The signals a supervisor passes on to its child: every blocked one but SIGCHLD (its own
+// business: reaping) and SIGPIPE (raised by the kernel on raylaunch's own writes, never meant
+// for the child). SIGWINCH and SIGCONT included, as tini forwards them.
+bool is_forwarded(int signo);
+
+// The signals that stop a blocking command that has nothing to forward them to (`wait`,
+// `redis-cleanup`): SIGTERM, SIGINT, SIGHUP (its terminal went away) and SIGQUIT.
+const sigset_t& stop_signals();
+
+}  // namespace launcher::util
