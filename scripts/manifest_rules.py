@@ -49,7 +49,8 @@ RULES = {
     "plaintext-secret": "no credential in plain text: env values and ConfigMap keys named *PASSWORD*, *TOKEN*, "
                         "*SECRET*, *API_KEY*; passwords in URLs or argv; Secrets with data or stringData",
     "gcs-ft": "RAY_REDIS_ADDRESS comes with RAY_external_storage_namespace and REDIS_PASSWORD from a Secret; no two "
-              "clusters share a storage namespace; a redis-cleanup Job matches its cluster and is committed suspended",
+              "clusters share a storage namespace; a redis-cleanup Job matches its cluster and is committed suspended; "
+              "Redis TLS settings only with rediss://, their files mounted, a CA for the cleanup Job",
     "kueue": "Kueue's queue-name label is on the workload itself; topology annotations need it, one mode at a time",
     "one-cluster": "each Service, PodDisruptionBudget and NetworkPolicy selects the pods of exactly one workload",
     "disruption-budget": "a deployable raylaunch cluster has a PodDisruptionBudget that keeps every pod (an integer "
