@@ -10,17 +10,20 @@ names (following bases and components), since a raw file must be complete on its
 (`labels` with `includeSelectors` can hide a missing selector in the build output).
 
 YAML files that sit in a kustomize directory without being named by it (cluster-wide objects an
-admin applies once) are checked on their own. A component given on its own is built through the
-kustomizations of its tree that use it; one that nothing builds is a failure.
+admin applies once) are checked on their own; those next to the components a build uses are
+checked with it even when only the overlay is given. A component given on its own is built
+through the kustomizations of its tree that use it; one that nothing builds is a failure. Paths
+are normalised first (`dir//manifests`, `./manifests/`).
 
-Schemas: the Kubernetes 1.32 definitions and the CRDs in tests/manifests/schemas/ (MPIJob,
-Kueue, Karpenter's NodeOverlay; see the README there), made strict at load time: `additionalProperties: false` on every
-object schema that lists `properties`, as the API server's fieldValidation=Strict does. A
-kind with no schema is a failure. CRD metadata is checked against the real ObjectMeta.
+Schemas (manifest_schemas.py): the Kubernetes 1.32 definitions and the CRDs in
+tests/manifests/schemas/ (MPIJob; Kueue 0.15.0 and 0.19.2, both applied; Karpenter's
+NodeOverlay, NodePool and EC2NodeClass; see the README there), made strict at load time. A kind
+with no schema is a failure. CRD metadata is checked against the real ObjectMeta.
 
 Rules (skip with --no-rules; list with --list-rules) are in manifest_rules.py; each failure names
-its rule. The legacy-fabric-env rule reads launcher/plan/env_rules.json, the table raylaunch
-itself embeds (--env-rules to use another).
+its rule. Most look at one object or one build; kueue-admission relates a build to the queue files
+next to it and to its components. The legacy-fabric-env rule reads launcher/plan/env_rules.json,
+the table raylaunch itself embeds (--env-rules to use another).
 
 Exit status: 0 all valid, 1 something invalid, 2 setup problem (missing package, kubectl or
 schema file or env rules, nothing to check). Run it with Debian's /usr/bin/python3 (python3-yaml,
@@ -229,8 +232,14 @@ def main(argv):
                              "this with /usr/bin/python3; scripts/check-manifests does both)")
         loader = strict_loader()
 
+        parsed = {}
+
         def load(directory):
-            return read_kustomization(directory, loader)
+            """read_kustomization, once per directory: the tree walks ask for the same ones often."""
+            real = os.path.realpath(directory)
+            if real not in parsed:
+                parsed[real] = read_kustomization(directory, loader)
+            return parsed[real]
 
         units = plan(args.paths, loader)
         extra = ktree.lone_component_builders(units, load)
@@ -267,15 +276,15 @@ def main(argv):
                 checker.check_documents(source, out, True)
             for raw in checker.raw_resources(path, source):
                 checker.check_file(raw, False)
-    check_components_built(checker, units, loader)
+    check_components_built(checker, units, load)
     checker.check_cross_unit()
     print(f"{checker.documents} documents checked, {len(checker.failures)} failures")
     return EXIT_INVALID if checker.failures else EXIT_VALID
 
 
-def check_components_built(checker, units, loader):
+def check_components_built(checker, units, load):
     """Fails each component that no checked kustomization builds: it would go unvalidated."""
-    components, built = ktree.components_built(units, lambda d: read_kustomization(d, loader))
+    components, built = ktree.components_built(units, load)
     for path in components:
         if os.path.realpath(path) not in built:
             checker.fail(f"component({display(path)})", "no kustomization checked with it builds this component, "
