@@ -94,8 +94,9 @@ Channel::Io Channel::tls_result(int n, bool sending) {
   if (n > 0) {
     return {Status::done, static_cast<std::size_t>(n)};
   }
+  const int saved_errno = errno;
   m_ssl_error = SSL_get_error(m_ssl.get(), n);
-  m_errno = errno;
+  m_errno = 0;
   switch (m_ssl_error) {
     case SSL_ERROR_WANT_READ:
       return {Status::want_read, 0};
@@ -106,10 +107,12 @@ Channel::Io Channel::tls_result(int n, bool sending) {
     case SSL_ERROR_SYSCALL:
       // A peer that hangs up without close_notify (OpenSSL 3 reports it as an SSL error with
       // SSL_R_UNEXPECTED_EOF_WHILE_READING, older ones as SYSCALL with errno 0).
+      m_errno = saved_errno;
       return {m_errno == 0 && !sending ? Status::eof : Status::failed, 0};
     default:
       if (ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
         ERR_clear_error();
+        m_ssl_error = SSL_ERROR_ZERO_RETURN;
         return {Status::eof, 0};
       }
       return {Status::failed, 0};
@@ -125,8 +128,11 @@ Channel::Io Channel::write(const char* data, std::size_t size) {
   if (n >= 0) {
     return {Status::done, static_cast<std::size_t>(n)};
   }
+  if (would_block(errno)) {
+    return {Status::want_write, 0};
+  }
   m_errno = errno;
-  return {would_block(m_errno) ? Status::want_write : Status::failed, 0};
+  return {Status::failed, 0};
 }
 
 Channel::Io Channel::read(char* buffer, std::size_t size) {
@@ -139,10 +145,14 @@ Channel::Io Channel::read(char* buffer, std::size_t size) {
     return {Status::done, static_cast<std::size_t>(n)};
   }
   if (n == 0) {
+    m_errno = 0;
     return {Status::eof, 0};
   }
+  if (would_block(errno)) {
+    return {Status::want_read, 0};
+  }
   m_errno = errno;
-  return {would_block(m_errno) ? Status::want_read : Status::failed, 0};
+  return {Status::failed, 0};
 }
 
 RedisError Channel::failure(bool sending) const {
