@@ -58,8 +58,9 @@ def read_files(kustomization):
 
 def loose_files(directory, kustomization):
     """YAML files in the directory that the kustomization neither builds nor reads."""
+    directory = os.path.normpath(directory)  # both sides spelled alike ("a//b" is "a/b")
     used = {os.path.normpath(os.path.join(directory, e)) for e in named_entries(kustomization) + read_files(kustomization)}
-    used.add(kustomization_path(directory))
+    used.add(os.path.normpath(kustomization_path(directory)))
     return [os.path.join(directory, name) for name in sorted(os.listdir(directory))
             if name.endswith((".yaml", ".yml")) and not name.startswith(".")
             and os.path.join(directory, name) not in used and os.path.isfile(os.path.join(directory, name))]
@@ -118,4 +119,32 @@ def lone_component_builders(units, load):
     for path in components:
         if os.path.realpath(path) not in built:
             extra += [("kustomize", d) for d in builders(path, load) if ("kustomize", d) not in units + extra]
+    return extra
+
+
+def related_files(directory, load):
+    """The loose files a build depends on: next to its kustomization, and next to every component
+    it uses (the Kueue queues next to components/kueue, the NodeOverlay next to
+    components/hugepages): cluster-wide objects, which rules across files (kueue-admission)
+    relate to the build."""
+    found = []
+    for where in [os.path.realpath(directory)] + sorted(components_reached(directory, load)):
+        kustomization = load(where)
+        if kustomization:
+            found += loose_files(os.path.relpath(where), kustomization)
+    return found
+
+
+def companion_files(units, load):
+    """('file', path) units for the loose files next to the components the builds use, checked
+    with the builds so that rules across files see them when an overlay is checked on its own."""
+    have = {os.path.realpath(path) for kind, path in units if kind == "file"}
+    extra = []
+    for kind, path in units:
+        if kind != "kustomize" or is_component(path):
+            continue
+        for loose in related_files(path, load):
+            if os.path.realpath(loose) not in have:
+                have.add(os.path.realpath(loose))
+                extra.append(("file", loose))
     return extra

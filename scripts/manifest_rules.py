@@ -1,12 +1,19 @@
 """raylaunch's own rules for its Kubernetes manifests, used by validate_manifests.py.
 
 Each rule names what it enforces in RULES; every problem message starts with "rule <name>:".
-The rules live in rules_generic.py (every object), rules_workload.py and rules_lifecycle.py
-(raylaunch pods), rules_unit.py and rules_guards.py (across one build or file). Facts behind them:
-../shared/reference/fabric-and-node-checks.md, anchors.md and manifest-validation.md.
+The rules live in rules_generic.py, rules_capacity.py, rules_placement.py and rules_api_*.py
+(every object), rules_workload.py and rules_lifecycle.py (raylaunch pods), rules_unit.py and
+rules_guards.py (across one build or file), rules_kueue.py (across files: a workload and the
+queues it is admitted through). Facts behind them: ../shared/reference/fabric-and-node-checks.md,
+anchors.md and manifest-validation.md.
 """
 import env_rules as env_rules_table
+import rules_api_objects
+import rules_api_pod
+import rules_capacity
 import rules_generic
+import rules_kueue
+import rules_placement
 import rules_unit
 import rules_workload
 from manifest_common import WORKLOAD_TEMPLATES, dig, pod_templates
@@ -22,15 +29,17 @@ RULES = {
     "nodes": "RAYLAUNCH_NODES equals the StatefulSet's replicas or the Job's parallelism and completions",
     "service-name": "RAYLAUNCH_SERVICE names the StatefulSet's serviceName or the Job's subdomain",
     "namespace": "POD_NAMESPACE comes from the Downward API (metadata.namespace)",
-    "probe-timing": "probe timeoutSeconds >= 2; liveness tolerates >= 300 s of failures; multi-node pods have a "
-                    "startupProbe covering RAYLAUNCH_JOIN_TIMEOUT + 120 s",
+    "probe-timing": "probe timeoutSeconds >= 2; liveness tolerates >= 300 s of failures; with an exec liveness "
+                    "probe, multi-node pods have a startupProbe covering RAYLAUNCH_JOIN_TIMEOUT + 120 s (the httpGet "
+                    "/livez needs none: it answers 200 in every start phase)",
     "health-probes": "httpGet probes ask RAYLAUNCH_HEALTH_PORT (> 0, declared as a port): /livez for startup and "
                      "liveness, /readyz for readiness",
     "metrics-port": "a port named metrics is RAYLAUNCH_METRICS_EXPORT_PORT (so it is served); the health port is no Ray port",
     "termination-grace": "terminationGracePeriodSeconds >= RAYLAUNCH_TERM_GRACE + RAYLAUNCH_RAY_STOP_GRACE + 15 s",
     "on-success": "RAYLAUNCH_ON_SUCCESS is stay where containers restart (StatefulSet) and exit in Jobs",
     "termination-message": "raylaunch containers use terminationMessagePolicy: FallbackToLogsOnError",
-    "indexed-job": "a multi-node Job is Indexed with a successPolicy on index 0 and RAYLAUNCH_JOIN_TIMEOUT >= 1800 s",
+    "indexed-job": "a multi-node Job is Indexed with a successPolicy on index 0, fails at its first failed index "
+                   "(backoffLimitPerIndex: 0 with maxFailedIndexes: 0) and has RAYLAUNCH_JOIN_TIMEOUT >= 1800 s",
     "devices": "RAYLAUNCH_GPUS / RAYLAUNCH_EFA equal the nvidia.com/gpu / vpc.amazonaws.com/efa limits; "
                "huge-page requests equal limits",
     "security-context": "raylaunch pods: seccomp RuntimeDefault, no privilege escalation, not privileged, capabilities "
@@ -40,7 +49,8 @@ RULES = {
     "plaintext-secret": "no credential in plain text: env values and ConfigMap keys named *PASSWORD*, *TOKEN*, "
                         "*SECRET*, *API_KEY*; passwords in URLs or argv; Secrets with data or stringData",
     "gcs-ft": "RAY_REDIS_ADDRESS comes with RAY_external_storage_namespace and REDIS_PASSWORD from a Secret; no two "
-              "clusters share a storage namespace; a redis-cleanup Job matches its cluster and is committed suspended",
+              "clusters share a storage namespace; a redis-cleanup Job matches its cluster and is committed suspended; "
+              "Redis TLS settings only with rediss://, their files mounted, a CA for the cleanup Job",
     "kueue": "Kueue's queue-name label is on the workload itself; topology annotations need it, one mode at a time",
     "one-cluster": "each Service, PodDisruptionBudget and NetworkPolicy selects the pods of exactly one workload",
     "disruption-budget": "a deployable raylaunch cluster has a PodDisruptionBudget that keeps every pod (an integer "
@@ -49,12 +59,35 @@ RULES = {
     "legacy-fabric-env": "no value launcher/plan/env_rules.json calls obsolete or harmful (env or mpirun -x); "
                          "its rules that need node facts are skipped",
     "mpirun-np": "an explicit mpirun -np equals Worker replicas x slotsPerWorker",
+    "nccl-fabric": "an MPIJob over EFA adds IPC_LOCK to its workers, as the training pods do, and its mpirun exports "
+                   "FI_PROVIDER=efa and NCCL_NET=Libfabric, so a broken fabric fails instead of using sockets",
+    "capacity": "per pod, GPUs, EFA interfaces, CPU, memory and hugepages-2Mi fit one node of the instance types it "
+                "may land on (scripts/instance_types.py): a request no node can satisfy stays Pending",
+    "shm": "GPU and raylaunch containers mount /dev/shm from an emptyDir with medium: Memory of at least 1Gi",
+    "ephemeral-storage": "raylaunch containers request ephemeral-storage (Ray's /tmp/ray), or they are evicted first",
+    "efa-placement": "the pods of a multi-node workload with EFA are held in one zone by a required podAffinity on "
+                     "topology.kubernetes.io/zone (or a zone nodeSelector), which the scheduler and Karpenter honour",
+    "part-of": "every object and pod template carries app.kubernetes.io/part-of: raylaunch",
+    "node-overlay": "a NodeOverlay declares exactly hugepages-2Mi (or domain-prefixed resources), for named instance "
+                    "types, and no more than the 5128 pages of 2 MiB the EFA AMIs preallocate",
+    "node-pool": "a GPU training NodePool consolidates only empty nodes, never expires nodes, taints nvidia.com/gpu, "
+                 "and its EC2NodeClass selects one subnet (EFA does not leave its subnet)",
+    "kueue-admission": "a workload with Kueue's queue-name label is admissible through every checked queue file that "
+                       "defines its LocalQueue: its resources covered, a flavor matching its instance type, quota "
+                       "for all of its pods",
+    "pod-failure-policy": "a Job's podFailurePolicy names containers of its pod, with restartPolicy Never, exit codes "
+                          "ascending, unique and not 0 under In",
+    "api-server": "the API server's cross-field rules that can be checked offline (listed in rules_api_pod.py and "
+                  "rules_api_objects.py): names unique, mounts name volumes, requests <= limits and = limits for GPUs, "
+                  "EFA and huge pages, selectors match templates, restart policies, Job fields, label syntax, PDB, "
+                  "Service ports, NetworkPolicy endPort, Kueue flavors = coveredResources",
 }
 # Kinds whose pods are not raylaunch pods; only the rules for every object apply to them.
 RAYLAUNCH_EXEMPT = {
     "MPIJob": "NCCL-tests fabric check: the MPI Operator needs mpirun in the launcher and sshd in the workers",
 }
-GENERIC_RULES = ("no-shell", "legacy-fabric-env", "plaintext-secret", "gpu-pods", "mpirun-np")
+GENERIC_RULES = ("no-shell", "legacy-fabric-env", "plaintext-secret", "gpu-pods", "mpirun-np", "nccl-fabric",
+                 "capacity", "shm", "efa-placement", "part-of", "api-server", "pod-failure-policy")
 
 _env_rules = None
 
@@ -73,7 +106,14 @@ def object_rules(doc):
         load_env_rules()
     kind = doc.get("kind")
     problems = (rules_generic.shell_rules(doc) + rules_generic.legacy_env_rules(doc, _env_rules)
-                + rules_generic.plaintext_secret_rules(doc) + rules_generic.gpu_pod_rules(doc))
+                + rules_generic.plaintext_secret_rules(doc) + rules_generic.gpu_pod_rules(doc)
+                + rules_capacity.capacity_rules(doc) + rules_placement.shm_rules(doc)
+                + rules_placement.efa_placement_rules(doc)
+                + rules_api_objects.object_problems(doc))
+    for where, template in pod_templates(doc):
+        problems += rules_api_pod.pod_template_problems(kind, where, template["spec"])
+    if kind == "NodeOverlay":
+        problems += rules_capacity.node_overlay_rules(doc)
     if kind == "Service" and dig(doc, "spec", "clusterIP") == "None" \
             and dig(doc, "spec", "publishNotReadyAddresses") is not True:
         problems.append("rule headless-service: spec.publishNotReadyAddresses must be true, or workers cannot "
@@ -81,11 +121,23 @@ def object_rules(doc):
     if kind in WORKLOAD_TEMPLATES:
         for where, template in pod_templates(doc):
             problems += rules_workload.workload_rules(doc, where, template)
+        problems += rules_placement.ephemeral_storage_rules(doc)
     if kind == "MPIJob":
-        problems += rules_generic.mpirun_rules(doc)
+        problems += rules_generic.mpirun_rules(doc) + rules_generic.mpijob_fabric_rules(doc)
     return problems
 
 
 def unit_rules(docs):
-    """Rules across the objects of one build or file: (index of the document, message)."""
-    return rules_unit.unit_rules(docs)
+    """Rules on a build or file as a whole (not on the raw files a build reads, which get their
+    labels from the kustomization): (index of the document, message)."""
+    docs = [d if isinstance(d, dict) else {} for d in docs]
+    labels = [(i, m) for i, d in enumerate(docs) for m in rules_placement.part_of_rules(d)]
+    return rules_unit.unit_rules(docs) + rules_capacity.node_pool_rules(docs) + labels
+
+
+def cross_unit_rules(units, related):
+    """Rules across what was checked: units are (source, docs); related(source) names the units a
+    unit depends on (a build: the loose files next to it and to its components). Returns
+    (source, index, message)."""
+    return rules_kueue.kueue_rules([(source, [d if isinstance(d, dict) else {} for d in docs]) for source, docs in units],
+                                   related)

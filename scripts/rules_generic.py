@@ -1,6 +1,7 @@
 """Rules for every object, raylaunch pod or not: no-shell, legacy-fabric-env, plaintext-secret,
-gpu-pods and mpirun-np."""
+gpu-pods, mpirun-np and nccl-fabric."""
 import json
+import os
 import re
 
 from manifest_common import argv, argv_lists, containers, dig, env_entries, inline_shell, pod_templates, as_int
@@ -151,4 +152,39 @@ def mpirun_rules(doc):
                 if arg in ("-np", "--np") and as_int(args[i + 1]) != workers * slots:
                     problems.append(f"rule mpirun-np: {cname} runs mpirun {arg} {args[i + 1]}, but Worker replicas "
                                     f"x slotsPerWorker = {workers * slots} (or drop -np: mpirun uses the hostfile)")
+    return problems
+
+
+# Exported to every rank by the launcher's mpirun when the workers have EFA: libfabric may use
+# its EFA provider only (not its tcp one), and NCCL must not fall back to its own sockets when
+# the plugin fails (NCCL_NET "doesn't automatically fall back"; aws-ofi-nccl answers to
+# "Libfabric", src/nccl_ofi_interface_nvidia.cpp nvidia_plugin_name_fixup). A broken fabric then
+# fails the test instead of reporting socket bandwidth.
+STRICT_FABRIC = {"FI_PROVIDER": "efa", "NCCL_NET": "Libfabric"}
+
+
+def mpijob_fabric_rules(doc):
+    """An NCCL-tests MPIJob over EFA checks the fabric the training pods use, the same way."""
+    workers = dig(doc, "spec", "mpiReplicaSpecs", "Worker", "template", "spec") or {}
+    efa = [(cname, c) for cname, c in containers(workers)
+           if (as_int(dig(c, "resources", "limits", "vpc.amazonaws.com/efa", default=0)) or 0) > 0]
+    if not efa:
+        return []
+    problems = []
+    for cname, container in efa:
+        added = {str(c).upper().removeprefix("CAP_") for c in dig(container, "securityContext", "capabilities", "add") or []}
+        if "IPC_LOCK" not in added:
+            problems.append(f"rule nccl-fabric: spec.mpiReplicaSpecs.Worker.template.spec.{cname} has EFA devices but "
+                            "does not add IPC_LOCK: libfabric cannot pin its buffers beyond the runtime's memlock limit "
+                            "(\"Failure to post internal receive buffers\"); the training pods add it, the fabric check "
+                            "must too")
+    launcher = dig(doc, "spec", "mpiReplicaSpecs", "Launcher", "template", "spec") or {}
+    for cname, container in containers(launcher):
+        args = argv(container)
+        exported = {args[i + 1] for i, a in enumerate(args[:-1]) if a == "-x"}
+        missing = [f"{k}={v}" for k, v in STRICT_FABRIC.items() if f"{k}={v}" not in exported]
+        if missing and any(os.path.basename(a) == "mpirun" for a in args):
+            problems.append(f"rule nccl-fabric: spec.mpiReplicaSpecs.Launcher.template.spec.{cname} runs mpirun without "
+                            f"-x {' -x '.join(missing)}: on a broken fabric NCCL falls back to sockets and the test "
+                            "reports socket bandwidth instead of failing")
     return problems

@@ -7,6 +7,8 @@ names; a raw file or a lone workload is not asked for its guards.
 """
 from manifest_common import as_int, containers, dig, env_value, pod_templates, raylaunch_subcommand, selects
 
+DNS_PORT = 53
+
 SCALABLE = {"StatefulSet", "Deployment", "ReplicaSet"}  # kinds with a scale subresource
 # Ray's ports that must not be open to every source (the GCS and raylet ports come from env).
 RAY_PORTS = {8265: "the dashboard", 10001: "the Ray client", 52365: "the dashboard agent"}
@@ -37,6 +39,7 @@ def guard_rules(docs, pods):
             problems += [(i, m) for m in budget_problems(budget, name, owner)]
         for i, policy in policies:
             problems += [(i, m) for m in policy_problems(policy, run[0])]
+        problems += traffic_problems(policies, labels, wildcard, name)
     return problems
 
 
@@ -102,4 +105,56 @@ def policy_problems(policy, container):
             if port in ray_ports:
                 problems.append(f"rule network-policy: spec.ingress[{i}] admits every source on port {port} "
                                 f"({ray_ports[port]}); only the health and metrics ports may be open to all")
+    return problems
+
+
+# --- traffic the cluster itself needs ------------------------------------------------------
+
+def restricts(policy, direction):
+    """Whether the policy limits traffic in that direction ("Ingress" or "Egress")."""
+    types = dig(policy, "spec", "policyTypes")
+    if types is None:  # the API server's default: Ingress, plus Egress when egress rules exist
+        types = ["Ingress"] + (["Egress"] if dig(policy, "spec", "egress") else [])
+    return direction in types
+
+
+def reaches_own_pods(peers, labels, wildcard):
+    if not peers:
+        return True
+    return any(isinstance(p, dict) and "ipBlock" not in p and selects(p.get("podSelector") or {}, labels, wildcard)
+               and (p.get("namespaceSelector") is None or p.get("namespaceSelector") == {}) for p in peers)
+
+
+def allows_dns(rule):
+    """An egress rule that admits UDP 53 to somewhere outside the pod's own workload."""
+    ports = [p for p in rule.get("ports") or [] if isinstance(p, dict)]
+    udp53 = not ports or any(p.get("protocol", "TCP") == "UDP" and p.get("port") in (DNS_PORT, "dns", "domain")
+                             for p in ports)
+    peers = rule.get("to") or []
+    anywhere = not peers or any(isinstance(p, dict) and ("namespaceSelector" in p or "ipBlock" in p) for p in peers)
+    return udp53 and anywhere
+
+
+def traffic_problems(policies, labels, wildcard, name):
+    """Ray's pods talk to each other on many ports (GCS, raylets, object manager, workers, NCCL's
+    bootstrap), and every pod resolves the head's name through DNS: policies that narrow either
+    break the cluster. NetworkPolicies add up, so the rules of all that select the pods count."""
+    if not policies:
+        return []
+    problems = []
+    first = policies[0][0]
+    for direction, peers_key in (("Ingress", "from"), ("Egress", "to")):
+        limiting = [p for _, p in policies if restricts(p, direction)]
+        if not limiting:
+            continue
+        rules = [r for p in limiting for r in dig(p, "spec", direction.lower()) or [] if isinstance(r, dict)]
+        if not any(not r.get("ports") and reaches_own_pods(r.get(peers_key), labels, wildcard) for r in rules):
+            problems.append((first, f"rule network-policy: no {direction.lower()} rule admits the pods of {name} to "
+                                    "each other on every port: Ray's raylets, object manager, workers and NCCL's "
+                                    "bootstrap use ports beyond the GCS, so the cluster cannot form (keep a rule "
+                                    f"with the cluster's podSelector in `{peers_key}` and no `ports`)"))
+        if direction == "Egress" and not any(allows_dns(r) for r in rules):
+            problems.append((first, f"rule network-policy: egress of the pods of {name} is limited and no rule admits "
+                                    "DNS (UDP 53 to CoreDNS in kube-system): no pod can resolve the head's name; add "
+                                    "an egress rule to port 53 (UDP and TCP) with a namespaceSelector"))
     return problems

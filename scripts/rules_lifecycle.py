@@ -11,9 +11,10 @@ from manifest_common import as_int, container_port, dig, env_value, int_field
 
 PROBES = ("startupProbe", "livenessProbe", "readinessProbe")
 PROBE_PATH = {"startupProbe": "/livez", "livenessProbe": "/livez", "readinessProbe": "/readyz"}
-STARTUP_MARGIN_S = 120
 # Liveness must tolerate minutes of failures: restarting a head ends the run (KubeRay allows 600 s).
 MIN_LIVENESS_WINDOW_S = 300
+# `ray start` after the join timeout, for an exec liveness probe (see probe_timing_rules).
+STARTUP_MARGIN_S = 120
 # After both graces: `ray stop` as a fallback, SIGKILL, the termination message, the exit.
 SIGTERM_MARGIN_S = 15
 # Ray's own listening ports the health endpoint must not take (dashboard, client, dashboard agent).
@@ -40,24 +41,28 @@ def probe_timing_rules(here, container, multi_node):
                             f"of failures (periodSeconds x failureThreshold) < {MIN_LIVENESS_WINDOW_S} s: a GCS slow for "
                             "a while, or a node cut off from the API server for minutes, would restart the head and "
                             "end the run (KubeRay allows 600 s)")
-    if not multi_node:
-        return problems
     join_text = env_value(container, "RAYLAUNCH_JOIN_TIMEOUT", "300s")
-    if join_text is None:
-        return problems  # from a ConfigMap: cannot tell
-    join = durations.parse_seconds(join_text)
-    startup = container.get("startupProbe")
-    if join is None:
+    join = durations.parse_seconds(join_text) if join_text is not None else None
+    if join_text is not None and join is None:
         problems.append(f'rule probe-timing: {here} RAYLAUNCH_JOIN_TIMEOUT "{join_text}" is not {durations.EXPECTED}')
-    elif not startup:
+    # Only an exec liveness probe (`raylaunch probe liveness`, which asks the GCS or the raylet
+    # itself) fails while a pod waits for the head or at the barrier, so only then must a
+    # startupProbe hold liveness off for the join timeout. The httpGet /livez answers 200 in every
+    # start phase (launcher/health/health_service.cpp HealthService::livez): its startupProbe
+    # passes within seconds, and sizing it to the join timeout buys nothing.
+    if not multi_node or join is None or dig(container, "livenessProbe", "exec") is None:
+        return problems
+    startup = container.get("startupProbe")
+    if not startup:
         problems.append(f"rule probe-timing: {here} needs a startupProbe covering RAYLAUNCH_JOIN_TIMEOUT "
-                        f"({join} s) + {STARTUP_MARGIN_S} s, or liveness kills pods waiting at the barrier")
-    else:
-        period, threshold = int_field(startup, "periodSeconds", 10), int_field(startup, "failureThreshold", 3)
-        window = period * threshold if period is not None and threshold is not None else None
-        if window is not None and window < join + STARTUP_MARGIN_S:
-            problems.append(f"rule probe-timing: {here}.startupProbe allows {window} s (periodSeconds x "
-                            f"failureThreshold) < RAYLAUNCH_JOIN_TIMEOUT {join} s + {STARTUP_MARGIN_S} s")
+                        f"({join} s) + {STARTUP_MARGIN_S} s: its exec liveness probe fails while the pod waits at the "
+                        "barrier (or use the httpGet /livez, which does not)")
+        return problems
+    period, threshold = int_field(startup, "periodSeconds", 10), int_field(startup, "failureThreshold", 3)
+    if period is not None and threshold is not None and period * threshold < join + STARTUP_MARGIN_S:
+        problems.append(f"rule probe-timing: {here}.startupProbe allows {period * threshold} s (periodSeconds x "
+                        f"failureThreshold) < RAYLAUNCH_JOIN_TIMEOUT {join} s + {STARTUP_MARGIN_S} s, and its exec "
+                        "liveness probe fails while the pod waits at the barrier")
     return problems
 
 

@@ -100,19 +100,52 @@ def resolve(entry, config_maps):
     return json.dumps(entry["valueFrom"], sort_keys=True)
 
 
-def redis_users(docs):
-    """(index, doc, 'run'|'redis-cleanup', (address, namespace)) for each container that uses Redis."""
+REDIS_TLS_FILES = ("RAY_REDIS_CA_CERT", "RAY_REDIS_CA_PATH", "RAY_REDIS_CLIENT_CERT", "RAY_REDIS_CLIENT_KEY")
+
+
+def redis_tls_problems(where, container, address, sub):
+    """Redis over TLS wired so that raylaunch starts: TLS settings only with rediss://, every file
+    they name mounted, and a CA for the cleanup Job, whose raylaunch image (FROM scratch) has no
+    system trust store."""
+    settings = {name: env_entry(container, name) for name in REDIS_TLS_FILES + ("RAY_REDIS_SERVER_NAME",)}
+    given = [name for name, entry in settings.items() if entry is not None]
+    if not address.startswith("rediss://"):
+        return [f"rule gcs-ft: {where} sets {given[0]} but RAY_REDIS_ADDRESS {address} is not rediss://: raylaunch "
+                "refuses to start (exit 64) rather than talk to Redis in plaintext"] if given else []
+    problems = []
+    mounts = [m.get("mountPath", "") for m in container.get("volumeMounts") or [] if isinstance(m, dict)]
+    for name in REDIS_TLS_FILES:
+        entry = settings[name]
+        path = str(entry.get("value", "")) if entry is not None and "valueFrom" not in entry else None
+        if path and not any(path == m or path.startswith(m.rstrip("/") + "/") for m in mounts):
+            problems.append(f"rule gcs-ft: {where} {name}={path} is under no volumeMount: mount the Secret that "
+                            "holds it (raylaunch exits 64 on a missing file)")
+    if sub == "redis-cleanup" and settings["RAY_REDIS_CA_CERT"] is None and settings["RAY_REDIS_CA_PATH"] is None:
+        problems.append(f"rule gcs-ft: {where} runs redis-cleanup over TLS without RAY_REDIS_CA_CERT: the raylaunch "
+                        "image has no system trust store, so it cannot verify the server (mount the CA, as "
+                        "components/gcs-ft-tls does)")
+    return problems
+
+
+def redis_containers(docs):
+    """(index, doc, 'run'|'redis-cleanup', (address, namespace), where, container) for each container
+    that uses Redis, its address and namespace resolved through the ConfigMaps of the unit."""
     config_maps = {dig(d, "metadata", "name"): d for d in docs if d.get("kind") == "ConfigMap"}
     found = []
     for index, doc in enumerate(docs):
-        for _, template in pod_templates(doc):
-            for _, container in containers(template["spec"]):
+        for where, template in pod_templates(doc):
+            for cname, container in containers(template["spec"]):
                 sub = raylaunch_subcommand(container.get("command"))
                 address = resolve(env_entry(container, "RAY_REDIS_ADDRESS"), config_maps)
                 if sub in ("run", "redis-cleanup") and address is not None:
                     namespace = resolve(env_entry(container, "RAY_external_storage_namespace"), config_maps)
-                    found.append((index, doc, sub, (address, namespace)))
+                    found.append((index, doc, sub, (address, namespace), f"{where}.{cname}", container))
     return found
+
+
+def redis_users(docs):
+    """(index, doc, 'run'|'redis-cleanup', (address, namespace)) for each container that uses Redis."""
+    return [found[:4] for found in redis_containers(docs)]
 
 
 def gcs_ft_unit_rules(docs):
@@ -122,6 +155,8 @@ def gcs_ft_unit_rules(docs):
         if sub == "run":
             clusters.setdefault(key, []).append((index, f"{doc.get('kind')}/{dig(doc, 'metadata', 'name')}"))
     problems = []
+    for index, doc, sub, (address, _), where, container in redis_containers(docs):
+        problems += [(index, m) for m in redis_tls_problems(where, container, address, sub)]
     for (address, namespace), owners in clusters.items():
         if len({name for _, name in owners}) > 1:
             names = " and ".join(sorted({name for _, name in owners}))

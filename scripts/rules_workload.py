@@ -114,6 +114,7 @@ def cluster_rules(kind, spec, where, pod_spec, cname, container):
                 isinstance(r, dict) and r.get("succeededIndexes") == "0" for r in rules):
             problems.append("rule indexed-job: a multi-node Job needs completionMode: Indexed and successPolicy "
                             'rules [{succeededIndexes: "0"}], so it completes when the head (index 0) succeeds')
+        problems += first_failure_rules(spec)
         join_text = env_value(container, "RAYLAUNCH_JOIN_TIMEOUT", "300s")
         join = durations.parse_seconds(join_text) if join_text is not None else None
         if join is not None and join < MIN_JOB_JOIN_S:
@@ -121,6 +122,25 @@ def cluster_rules(kind, spec, where, pod_spec, cname, container):
                             "start (node launch plus a 15-20 GB image pull) takes longer, and a Job does not retry "
                             "a pod that timed out at the barrier")
     return problems
+
+
+def first_failure_rules(spec):
+    """One failed pod ends a multi-node Job at once: a Ray cluster that lost a node cannot go on,
+    and a Job left active holds its quota and nodes until activeDeadlineSeconds. With per-index
+    limits that takes maxFailedIndexes: 0 (the Job fails when the first index fails; batch/v1
+    JobSpec), without them backoffLimit: 0."""
+    if "backoffLimitPerIndex" in spec:
+        if spec.get("backoffLimitPerIndex") != 0 or spec.get("maxFailedIndexes") != 0:
+            return [f"rule indexed-job: backoffLimitPerIndex {spec.get('backoffLimitPerIndex')} with maxFailedIndexes "
+                    f"{spec.get('maxFailedIndexes', 'unset')}: a failed pod leaves the Job, its quota and its nodes "
+                    "active until the other indexes end or activeDeadlineSeconds; set backoffLimitPerIndex: 0 and "
+                    "maxFailedIndexes: 0 so the first failed index fails the Job"]
+        return []
+    if spec.get("backoffLimit", 6) != 0:
+        return [f"rule indexed-job: backoffLimit {spec.get('backoffLimit', '6 (default)')}: a retried pod rejoins no "
+                "cluster (the others wait at a barrier that has ended); set backoffLimitPerIndex: 0 and "
+                "maxFailedIndexes: 0, or backoffLimit: 0"]
+    return []
 
 
 def on_success_rules(kind, pod_spec, here, container):

@@ -10,24 +10,26 @@ names (following bases and components), since a raw file must be complete on its
 (`labels` with `includeSelectors` can hide a missing selector in the build output).
 
 YAML files that sit in a kustomize directory without being named by it (cluster-wide objects an
-admin applies once) are checked on their own. A component given on its own is built through the
-kustomizations of its tree that use it; one that nothing builds is a failure.
+admin applies once) are checked on their own; those next to the components a build uses are
+checked with it even when only the overlay is given. A component given on its own is built
+through the kustomizations of its tree that use it; one that nothing builds is a failure. Paths
+are normalised first (`dir//manifests`, `./manifests/`).
 
-Schemas: the Kubernetes 1.32 definitions and the CRDs in tests/manifests/schemas/ (MPIJob,
-Kueue, Karpenter's NodeOverlay; see the README there), made strict at load time: `additionalProperties: false` on every
-object schema that lists `properties`, as the API server's fieldValidation=Strict does. A
-kind with no schema is a failure. CRD metadata is checked against the real ObjectMeta.
+Schemas (manifest_schemas.py): the Kubernetes 1.32 definitions and the CRDs in
+tests/manifests/schemas/ (MPIJob; Kueue 0.15.0 and 0.19.2, both applied; Karpenter's
+NodeOverlay, NodePool and EC2NodeClass; see the README there), made strict at load time. A kind
+with no schema is a failure. CRD metadata is checked against the real ObjectMeta.
 
 Rules (skip with --no-rules; list with --list-rules) are in manifest_rules.py; each failure names
-its rule. The legacy-fabric-env rule reads launcher/plan/env_rules.json, the table raylaunch
-itself embeds (--env-rules to use another).
+its rule. Most look at one object or one build; kueue-admission relates a build to the queue files
+next to it and to its components. The legacy-fabric-env rule reads launcher/plan/env_rules.json,
+the table raylaunch itself embeds (--env-rules to use another).
 
 Exit status: 0 all valid, 1 something invalid, 2 setup problem (missing package, kubectl or
 schema file or env rules, nothing to check). Run it with Debian's /usr/bin/python3 (python3-yaml,
 python3-jsonschema); scripts/check-manifests installs those and runs yamllint first.
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -35,164 +37,25 @@ import sys
 import kustomize_tree as ktree
 import manifest_rules
 from manifest_rules import GENERIC_RULES, RAYLAUNCH_EXEMPT, RULES, dig, object_rules, unit_rules
+from manifest_schemas import Schemas, SetupError, jsonschema
+from manifest_yaml import load_documents, strict_loader, yaml
 
 EXIT_VALID, EXIT_INVALID, EXIT_SETUP = 0, 1, 2
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMA_DIR = os.path.join(REPO, "tests", "manifests", "schemas")
 DEFAULT_DEFS = os.path.join(SCHEMA_DIR, "k8s-v1.32.0-definitions.json")
+# Kueue twice: the oldest release the kit claims (0.15.0, the first with v1beta2) and the newest
+# vendored; every queue object must pass both. Karpenter's NodePool and EC2NodeClass are the AWS
+# provider's (what EKS installs), the NodeOverlay the core project's.
 DEFAULT_CRDS = [os.path.join(SCHEMA_DIR, name) for name in (
     "kubeflow.org_mpijobs.v0.8.0.yaml",
+    "kueue.x-k8s.io_topologies.v0.15.0.yaml", "kueue.x-k8s.io_resourceflavors.v0.15.0.yaml",
+    "kueue.x-k8s.io_clusterqueues.v0.15.0.yaml", "kueue.x-k8s.io_localqueues.v0.15.0.yaml",
     "kueue.x-k8s.io_topologies.v0.19.2.yaml", "kueue.x-k8s.io_resourceflavors.v0.19.2.yaml",
     "kueue.x-k8s.io_clusterqueues.v0.19.2.yaml", "kueue.x-k8s.io_localqueues.v0.19.2.yaml",
-    "karpenter.sh_nodeoverlays.v1.14.1.yaml")]
-OBJECT_META = "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-
-try:
-    import yaml
-    import jsonschema
-except ImportError as missing:  # reported by main() as a setup problem
-    yaml = jsonschema = None
-    IMPORT_ERROR = missing
-else:
-    IMPORT_ERROR = None
-
-
-class SetupError(Exception):
-    """A problem with the environment, not with the manifests (exit 2)."""
-
-
-# --- YAML ---------------------------------------------------------------------------------
-
-def strict_loader():
-    """A SafeLoader that rejects duplicate keys and keeps timestamps as strings."""
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class StrictLoader(base):  # pylint: disable=too-many-ancestors
-        pass
-
-    StrictLoader.yaml_implicit_resolvers = {
-        first: [r for r in resolvers if r[0] != "tag:yaml.org,2002:timestamp"]
-        for first, resolvers in base.yaml_implicit_resolvers.items()
-    }
-
-    def construct_map(loader, node):
-        loader.flatten_mapping(node)
-        seen = set()
-        for key_node, _ in node.value:
-            key = loader.construct_object(key_node, deep=True)
-            try:
-                duplicate = key in seen
-                seen.add(key)
-            except TypeError:  # unhashable key: the schema check reports it
-                continue
-            if duplicate:
-                raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping", node.start_mark,
-                    f"found duplicate key {key!r}", key_node.start_mark)
-        return loader.construct_mapping(node, deep=True)
-
-    StrictLoader.add_constructor("tag:yaml.org,2002:map", construct_map)
-    return StrictLoader
-
-
-def load_documents(text, loader):
-    """Returns (documents, error); empty documents are dropped, `key: null` removed."""
-    try:
-        docs = [d for d in yaml.load_all(text, Loader=loader) if d is not None]
-    except yaml.YAMLError as err:
-        return [], "YAML: " + " ".join(str(err).split())
-    return [drop_nulls(d) for d in docs], None
-
-
-def drop_nulls(value):
-    # The API server treats `key: null` as unset (e.g. `creationTimestamp: null`).
-    if isinstance(value, dict):
-        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [drop_nulls(v) for v in value]
-    return value
-
-
-# --- schemas ------------------------------------------------------------------------------
-
-def make_strict(schema):
-    """Adds additionalProperties: false to every object schema that lists properties."""
-    if isinstance(schema, list):
-        for sub in schema:
-            make_strict(sub)
-        return
-    if not isinstance(schema, dict):
-        return
-    if ("properties" in schema and "additionalProperties" not in schema
-            and not schema.get("x-kubernetes-preserve-unknown-fields")):
-        schema["additionalProperties"] = False
-    for key in ("properties", "patternProperties", "definitions"):
-        for sub in (schema.get(key) or {}).values():
-            make_strict(sub)
-    for key in ("items", "additionalProperties", "not", "allOf", "anyOf", "oneOf"):
-        if isinstance(schema.get(key), (dict, list)):
-            make_strict(schema[key])
-
-
-class Schemas:
-    """Strict schemas by (apiVersion, kind), from Kubernetes definitions and CRDs."""
-
-    def __init__(self, defs_path, crd_paths):
-        try:
-            with open(defs_path, encoding="utf-8") as f:
-                self.defs = json.load(f)["definitions"]
-        except (OSError, ValueError, KeyError) as err:
-            raise SetupError(f"cannot load Kubernetes definitions {defs_path}: {err}") from err
-        for definition in self.defs.values():
-            make_strict(definition)
-        self.by_kind = {}
-        for name, definition in self.defs.items():
-            for gvk in definition.get("x-kubernetes-group-version-kind", []):
-                api = f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
-                self.by_kind.setdefault((api, gvk["kind"]), {"$ref": "#/definitions/" + name})
-        for path in crd_paths:
-            self._add_crds(path)
-        self._validators = {}
-
-    def _add_crds(self, path):
-        # Trusted schema data: the plain C loader is five times faster than the strict one.
-        try:
-            with open(path, encoding="utf-8") as f:
-                docs = list(yaml.load_all(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
-        except (OSError, yaml.YAMLError) as err:
-            raise SetupError(f"cannot read CRD {path}: {err}") from err
-        crds = [d for d in docs if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"]
-        if not crds:
-            raise SetupError(f"no CustomResourceDefinition in {path}")
-        for crd in crds:
-            spec = crd["spec"]
-            for version in spec["versions"]:
-                if not version.get("served", True):
-                    continue
-                schema = version["schema"]["openAPIV3Schema"]
-                make_strict(schema)
-                schema.setdefault("properties", {})["metadata"] = {"$ref": OBJECT_META}
-                self.by_kind[(f"{spec['group']}/{version['name']}", spec["names"]["kind"])] = schema
-
-    def errors(self, doc):
-        api, kind = doc.get("apiVersion"), doc.get("kind")
-        if not isinstance(api, str) or not isinstance(kind, str):
-            return ["(root): apiVersion and kind are required"]
-        key = (api, kind)
-        if key not in self.by_kind:
-            return [f"(root): no schema for {api} {kind} (unknown kinds fail; add its CRD with --crd)"]
-        if key not in self._validators:
-            self._validators[key] = jsonschema.Draft4Validator(dict(self.by_kind[key], definitions=self.defs))
-        found = sorted(self._validators[key].iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
-        return list(dict.fromkeys(format_error(e) for e in found))
-
-
-def format_error(err):
-    # For oneOf/anyOf failures, name the closest branch's error instead of "not valid under any".
-    if err.context:
-        err = jsonschema.exceptions.best_match(err.context) or err
-    path = ".".join(str(p) for p in err.absolute_path) or "(root)"
-    return f"{path}: {err.message}"
+    "karpenter.sh_nodeoverlays.v1.14.1.yaml", "karpenter.sh_nodepools.v1.14.1.yaml",
+    "karpenter.k8s.aws_ec2nodeclasses.v1.14.1.yaml")]
+IMPORT_ERROR = None if yaml is not None and jsonschema is not None else "No module named 'yaml' or 'jsonschema'"
 
 
 # --- inputs -------------------------------------------------------------------------------
@@ -208,6 +71,8 @@ class Checker:
         self.documents = 0
         self.failures = []
         self.raw_seen = set()
+        self.units = []  # (source, documents) of each build or file checked whole, for cross-unit rules
+        self.related = {}  # a build's source -> the sources of the loose files it depends on
 
     def fail(self, source, message, index=None, doc=None):
         where = source if index is None else f"{source}[doc {index}]"
@@ -240,6 +105,23 @@ class Checker:
         if self.rules and whole_unit:
             for index, message in unit_rules(docs):
                 self.fail(source, message, index, docs[index])
+        if whole_unit:
+            self.units.append((source, docs))
+
+    def check_cross_unit(self):
+        """Rules that relate units: a workload in one build and the Kueue queues in another file."""
+        if not self.rules:
+            return
+        docs_of = dict(self.units)
+
+        def related(source):
+            if source in self.related:
+                return self.related[source]
+            # A plain file relates to the files beside it.
+            return {other for other, _ in self.units if os.path.dirname(other) == os.path.dirname(source)}
+
+        for source, index, message in manifest_rules.cross_unit_rules(self.units, related):
+            self.fail(source, message, index, docs_of[source][index])
 
     def check_file(self, path, whole_unit):
         real = os.path.realpath(path)
@@ -298,7 +180,12 @@ def plan(paths, loader):
     for path in paths:
         if path == "-":
             units.append(("stdin", path))
-        elif os.path.isfile(path):
+            continue
+        # One spelling per path ("dir//manifests/", "./manifests" are manifests): the kustomization
+        # entries are compared with what the walk finds, and a path spelled two ways would make
+        # every file a kustomization reads look loose, and be checked as a whole object.
+        path = os.path.normpath(path)
+        if os.path.isfile(path):
             units.append(("file", path))
         elif os.path.isdir(path):
             found = []
@@ -324,7 +211,8 @@ def main(argv):
     parser.add_argument("paths", nargs="*", metavar="PATH", help="YAML file, kustomize directory, directory tree or -")
     parser.add_argument("--k8s-defs", default=DEFAULT_DEFS, help="Kubernetes JSON-schema definitions (default: %(default)s)")
     parser.add_argument("--crd", action="append", help="CRD YAML to validate custom resources with "
-                        "(repeatable; default: the MPIJob CRD in tests/manifests/schemas)")
+                        "(repeatable; default: the MPIJob, Kueue 0.15.0 and 0.19.2, and Karpenter CRDs in "
+                        "tests/manifests/schemas)")
     parser.add_argument("--env-rules", default=manifest_rules.env_rules_table.DEFAULT_PATH,
                         help="the env rules table (default: %(default)s)")
     parser.add_argument("--no-rules", dest="rules", action="store_false", help="schema checks only")
@@ -343,11 +231,25 @@ def main(argv):
             raise SetupError(f"{IMPORT_ERROR} (apt-get install python3-yaml python3-jsonschema, and run "
                              "this with /usr/bin/python3; scripts/check-manifests does both)")
         loader = strict_loader()
+
+        parsed = {}
+
+        def load(directory):
+            """read_kustomization, once per directory: the tree walks ask for the same ones often."""
+            real = os.path.realpath(directory)
+            if real not in parsed:
+                parsed[real] = read_kustomization(directory, loader)
+            return parsed[real]
+
         units = plan(args.paths, loader)
-        extra = ktree.lone_component_builders(units, lambda d: read_kustomization(d, loader))
+        extra = ktree.lone_component_builders(units, load)
         for _, path in extra:
             print(f"NOTE kustomize({display(path)}): built to check the component(s) given on their own")
         units += extra
+        companions = ktree.companion_files(units, load)
+        for _, path in companions:
+            print(f"NOTE {display(path)}: checked with the builds that use its component (cluster-wide objects)")
+        units += companions
         # Builds run in the background while the schemas load.
         builds = {path: start_build(path) for kind, path in units
                   if kind == "kustomize" and not ktree.is_component(path)}
@@ -364,6 +266,7 @@ def main(argv):
             checker.check_file(path, True)
         elif path in builds:
             source = f"kustomize({display(path)})"
+            checker.related[source] = {display(f) for f in ktree.related_files(path, load)}
             out, err = builds[path].communicate()
             if builds[path].returncode != 0:
                 checker.fail(source, "kustomize build failed: " + " ".join(err.split()))
@@ -373,14 +276,15 @@ def main(argv):
                 checker.check_documents(source, out, True)
             for raw in checker.raw_resources(path, source):
                 checker.check_file(raw, False)
-    check_components_built(checker, units, loader)
+    check_components_built(checker, units, load)
+    checker.check_cross_unit()
     print(f"{checker.documents} documents checked, {len(checker.failures)} failures")
     return EXIT_INVALID if checker.failures else EXIT_VALID
 
 
-def check_components_built(checker, units, loader):
+def check_components_built(checker, units, load):
     """Fails each component that no checked kustomization builds: it would go unvalidated."""
-    components, built = ktree.components_built(units, lambda d: read_kustomization(d, loader))
+    components, built = ktree.components_built(units, load)
     for path in components:
         if os.path.realpath(path) not in built:
             checker.fail(f"component({display(path)})", "no kustomization checked with it builds this component, "

@@ -6,6 +6,7 @@
 
 #include "app/commands.hpp"
 #include "app/outcome.hpp"
+#include "app/redis_target.hpp"
 #include "app/stop_on_signal.hpp"
 #include "redis/cleanup.hpp"
 #include "redis/redis_wait.hpp"
@@ -71,11 +72,8 @@ int stopped_early(const redis::RedisError& error, int signal) {
 // retry cannot help); 128+N on a signal.
 int cmd_redis_cleanup(const Invocation& inv) {
   const Config& config = inv.config;
-  if (!config.redis_address) {
-    throw Fatal(exit_code::usage, "redis-cleanup: no Redis address (expected RAY_REDIS_ADDRESS or --redis-address)");
-  }
+  const redis::RedisTarget target = redis_target_or_fatal(config, "redis-cleanup");
   require_namespace(config, inv.env);
-  const redis::RedisTarget target{*config.redis_address, {config.redis_username, config.redis_password}};
   util::SteadyClock clock;
   const StopOnSignal signals;
   const redis::RedisWaitResult waited =
@@ -85,7 +83,7 @@ int cmd_redis_cleanup(const Invocation& inv) {
   }
   // The address that just answered, not the name again: no second DNS answer to trust.
   auto connection = redis::Connection::open(waited.ip, target.address.port, k_command_timeout, k_command_timeout,
-                                            signals.token());
+                                            signals.token(), target.tls);
   if (!connection) {
     return failed(connection.error(), signals.signal());
   }

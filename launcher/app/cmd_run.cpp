@@ -7,6 +7,7 @@
 
 #include "app/commands.hpp"
 #include "app/gcs_target.hpp"
+#include "app/redis_target.hpp"
 #include "app/run_waits.hpp"
 #include "gcs/probe.hpp"
 #include "health/health_service.hpp"
@@ -117,11 +118,16 @@ void apply_environment(const Plan& plan) {
   }
 }
 
+// The head of a GCS fault-tolerant cluster waits for Redis before `ray start`.
+bool waits_for_redis(const Plan& plan) {
+  return std::any_of(plan.actions.begin(), plan.actions.end(),
+                     [](const Action& a) { return std::holds_alternative<WaitForRedis>(a); });
+}
+
 supervisor::Settings lifecycle_settings(const Plan& plan, const Config& config) {
   supervisor::Settings s;
   s.head = plan.identity.role == Role::head;
-  s.preflight = std::any_of(plan.actions.begin(), plan.actions.end(),
-                            [](const Action& a) { return std::holds_alternative<WaitForRedis>(a); });
+  s.preflight = waits_for_redis(plan);
   s.exec = config.exec && s.head;
   s.on_success = config.on_success;
   s.command_signals = config.forward_signals == ForwardSignals::leader ? supervisor::CommandSignals::leader
@@ -131,7 +137,8 @@ supervisor::Settings lifecycle_settings(const Plan& plan, const Config& config) 
   return s;
 }
 
-int supervise(const Plan& plan, const Config& config, Programs programs, const gcs::Credentials& credentials) {
+int supervise(const Plan& plan, const Config& config, Programs programs, const gcs::Credentials& credentials,
+              std::shared_ptr<const redis::TlsClient> redis_tls) {
   boost::asio::io_context io;
   supervisor::RunState state;
   state.head = plan.identity.role == Role::head;
@@ -170,7 +177,7 @@ int supervise(const Plan& plan, const Config& config, Programs programs, const g
   spec.command = std::move(programs.command);
   spec.ray_stop = std::move(programs.ray_stop);
   spec.termination_log = config.termination_log;
-  RunWaits waits(plan, config, credentials, state);
+  RunWaits waits(plan, config, credentials, std::move(redis_tls), state);
   spec.wait = [&waits](supervisor::Wait which, std::stop_token stop) { return waits(which, stop); };
   supervisor::Supervisor sup(io, std::move(spec), state);
   return sup.run();
@@ -191,10 +198,11 @@ int cmd_run(const Invocation& inv) {
     refuse_failed_checks(plan);                                                      // 78 under checks=strict
     const Programs programs = resolve_programs(plan, config, plan.child_env(inv.env));  // 69, 64, 126, 127
     const gcs::Credentials credentials = credentials_or_fatal(config, inv.env);     // 64: token, TLS files
+    auto redis_tls = waits_for_redis(plan) ? redis_tls_or_fatal(config) : nullptr;  // 64: Redis TLS files
     apply_actions(plan);                                                             // setrlimit
     apply_environment(plan);                                                         // inherited by everything
     spdlog::info("ray start: {}", display_argv(plan.ray_start));
-    return supervise(plan, config, programs, credentials);
+    return supervise(plan, config, programs, credentials, std::move(redis_tls));
   } catch (const Fatal& e) {
     // Nothing was started: the kubelet still gets the reason as the termination message.
     supervisor::write_termination_message(config.termination_log, e.lines().empty() ? "" : e.lines().front());

@@ -7,6 +7,7 @@
 #include "gcs/gcs_node_source.hpp"
 #include "gcs/head_wait.hpp"
 #include "gcs/join_barrier.hpp"
+#include "app/redis_target.hpp"
 #include "redis/redis_wait.hpp"
 #include "util/fatal.hpp"
 
@@ -50,14 +51,11 @@ int wait_for_nodes(const Config& config, const GcsTarget& target, const gcs::Cre
 // GCS fault tolerance: DNS, TCP, then AUTH and PING until Redis answers (what `run` does on
 // the head before `ray start`); for init containers, and to test the preflight on its own.
 int wait_for_redis(const Config& config) {
-  if (!config.redis_address) {
-    throw Fatal(exit_code::usage, "wait redis: no Redis address (expected RAY_REDIS_ADDRESS or --redis-address)");
-  }
+  const redis::RedisTarget target = redis_target_or_fatal(config, "wait redis");
   util::SteadyClock clock;
   const StopOnSignal signals;
   const redis::RedisWaitResult result =
-      redis::wait_for_redis({*config.redis_address, {config.redis_username, config.redis_password}},
-                            net::staged_wait_options(config.join_timeout), clock, signals.token());
+      redis::wait_for_redis(target, net::staged_wait_options(config.join_timeout), clock, signals.token());
   return finish_wait(result.end, result.reason, signals.signal());
 }
 

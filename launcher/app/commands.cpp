@@ -11,8 +11,9 @@ const std::vector<std::string_view> k_logging = {"log_format", "log_level"};
 // Ray's TLS: every command that talks to Ray's GCS or raylets (and `plan`, which shows it).
 const std::vector<std::string_view> k_tls = {"use_tls", "tls_server_cert", "tls_server_key", "tls_ca_cert"};
 // The external Redis of GCS fault tolerance (the head's preflight, `wait redis`, the cleanup).
-const std::vector<std::string_view> k_redis = {"redis_address", "redis_username", "redis_password",
-                                               "storage_namespace"};
+const std::vector<std::string_view> k_redis = {"redis_address",     "redis_username",   "redis_password",
+                                               "storage_namespace", "redis_ca_cert",    "redis_ca_path",
+                                               "redis_client_cert", "redis_client_key", "redis_server_name"};
 
 std::vector<std::string_view> with(std::vector<std::string_view> base,
                                    std::initializer_list<std::vector<std::string_view>> more) {

@@ -19,8 +19,12 @@ constexpr std::chrono::milliseconds k_diagnose_timeout{3'000};
 }  // namespace
 
 RunWaits::RunWaits(const Plan& plan, const Config& config, gcs::Credentials credentials,
-                   supervisor::RunState& state)
-    : m_plan(plan), m_config(config), m_credentials(std::move(credentials)), m_state(state) {}
+                   std::shared_ptr<const redis::TlsClient> redis_tls, supervisor::RunState& state)
+    : m_plan(plan),
+      m_config(config),
+      m_credentials(std::move(credentials)),
+      m_redis_tls(std::move(redis_tls)),
+      m_state(state) {}
 
 WaitFinished RunWaits::operator()(Wait which, std::stop_token stop) {
   switch (which) {
@@ -44,7 +48,7 @@ WaitFinished RunWaits::preflight(std::stop_token stop) {
     if (const auto* redis = std::get_if<WaitForRedis>(&action)) {
       util::SteadyClock clock;
       const redis::RedisWaitResult r =
-          redis::wait_for_redis({redis->address, {redis->username, m_config.redis_password}},
+          redis::wait_for_redis({redis->address, {redis->username, m_config.redis_password}, m_redis_tls},
                                 net::staged_wait_options(redis->timeout), clock, stop);
       return {Wait::preflight, r.end, r.reason};
     }

@@ -5,6 +5,7 @@
 #include "config/config.hpp"
 #include "gcs/gcs_channel.hpp"
 #include "plan/plan.hpp"
+#include "redis/tls_client.hpp"
 #include "supervisor/lifecycle.hpp"
 #include "supervisor/run_state.hpp"
 
@@ -15,7 +16,9 @@ namespace launcher {
 // wait for its head, one look at the head after a worker's Ray exited, the Redis preflight.
 class RunWaits {
  public:
-  RunWaits(const Plan& plan, const Config& config, gcs::Credentials credentials, supervisor::RunState& state);
+  // `redis_tls`: the TLS client of the Redis preflight (rediss://), or null.
+  RunWaits(const Plan& plan, const Config& config, gcs::Credentials credentials,
+           std::shared_ptr<const redis::TlsClient> redis_tls, supervisor::RunState& state);
 
   supervisor::WaitFinished operator()(supervisor::Wait which, std::stop_token stop);
 
@@ -31,6 +34,7 @@ class RunWaits {
   const Plan& m_plan;
   const Config& m_config;
   gcs::Credentials m_credentials;
+  std::shared_ptr<const redis::TlsClient> m_redis_tls;
   supervisor::RunState& m_state;
 };
 

@@ -227,6 +227,28 @@ void check_exec(const Config& c, Parser& p) {
   }
 }
 
+// TLS settings only mean something with rediss://: given for a plaintext address they would
+// leave Redis (and its password) in plaintext while the user believes otherwise.
+void check_redis_tls(const Config& c, Parser& p) {
+  const RedisTlsSettings& t = c.redis_tls;
+  if (!c.redis_address || t.enabled) {
+    if (t.client_cert.empty() != t.client_key.empty()) {
+      const char* given = t.client_cert.empty() ? "redis_client_key" : "redis_client_cert";
+      p.problem(c.source_of(given) + " is set without " +
+                (t.client_cert.empty() ? "RAY_REDIS_CLIENT_CERT" : "RAY_REDIS_CLIENT_KEY") +
+                " (expected both: a client certificate and its key)");
+    }
+    return;
+  }
+  for (const char* key : {"redis_ca_cert", "redis_ca_path", "redis_client_cert", "redis_client_key", "redis_server_name"}) {
+    if (c.source_of(key) != "default") {
+      p.problem(c.source_of(key) + " is set but " + c.source_of("redis_address") +
+                " is not rediss:// (expected rediss://host:port for Redis over TLS, or no TLS settings)");
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 std::string Config::source_of(const std::string& key) const {
@@ -347,7 +369,20 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
     }
     c.redis_address = *hp;
     c.redis_address_text = t;
+    c.redis_tls.enabled = redis_address_uses_tls(t);
     return std::string();
+  });
+  for (auto [key, out] : {std::pair{"redis_ca_cert", &c.redis_tls.ca_cert}, std::pair{"redis_ca_path", &c.redis_tls.ca_path},
+                          std::pair{"redis_client_cert", &c.redis_tls.client_cert},
+                          std::pair{"redis_client_key", &c.redis_tls.client_key}}) {
+    p.field(key, [out = out](const std::string& t) {
+      *out = t;
+      return check_tls_path(t);
+    });
+  }
+  p.field("redis_server_name", [&](const std::string& t) {
+    c.redis_tls.server_name = t;
+    return check_tls_server_name(t);
   });
   p.field("redis_username", [&](const std::string& t) {
     c.redis_username = t;
@@ -394,6 +429,7 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   }
   check_ports(c, p, keys);
   check_exec(c, p);
+  check_redis_tls(c, p);
   // Ray's GCS aborts on a Redis user without a password (RAY_CHECK in AuthenticateRedis).
   if (c.redis_username && !c.redis_password) {
     p.problem(c.source_of("redis_username") +

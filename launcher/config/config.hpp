@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/redis_settings.hpp"
 #include "config/settings.hpp"
 #include "net/host_port.hpp"
 
@@ -54,7 +55,8 @@ struct Config {
   std::optional<std::string> tls_server_key;   // RAY_TLS_SERVER_KEY
   std::optional<std::string> tls_ca_cert;      // RAY_TLS_CA_CERT
   std::optional<net::HostPort> redis_address;  // RAY_REDIS_ADDRESS without its scheme: GCS fault tolerance on
-  std::string redis_address_text;              // as given (host:port or redis://host:port), for Ray
+  std::string redis_address_text;              // as given (host:port, redis:// or rediss://), for Ray
+  RedisTlsSettings redis_tls;                  // rediss:// and RAY_REDIS_CA_CERT, ...
   std::optional<std::string> redis_username;
   std::optional<std::string> redis_password;   // a secret: registered with util::add_secret, never printed
   std::string storage_namespace;               // RAY_external_storage_namespace

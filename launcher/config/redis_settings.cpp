@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "net/dns_name.hpp"
+
 namespace launcher {
 
 namespace {
@@ -16,7 +18,7 @@ bool has_control(std::string_view text) {
                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
-const char* k_address_form = "host:port or redis://host:port";
+const char* k_address_form = "host:port, redis://host:port or rediss://host:port (TLS)";
 
 }  // namespace
 
@@ -27,10 +29,8 @@ util::Result<net::HostPort> parse_redis_address(std::string_view text) {
     return R::failure(std::string(k_address_form) + ", at most 1024 printable bytes");
   }
   if (text.starts_with("rediss://")) {
-    return expected("TLS (rediss://) is not supported by raylaunch's Redis preflight and cleanup: use a plaintext "
-                    "endpoint, or run without raylaunch's GCS fault tolerance");
-  }
-  if (text.starts_with("redis://")) {
+    text.remove_prefix(9);
+  } else if (text.starts_with("redis://")) {
     text.remove_prefix(8);
   } else if (text.find("://") != std::string_view::npos) {
     return expected("no other scheme");
@@ -51,6 +51,22 @@ util::Result<net::HostPort> parse_redis_address(std::string_view text) {
                       " such as redis.redis.svc.cluster.local:6379 (IPv6 in brackets: [fd00::1]:6379; port 1-65535)");
   }
   return hp;
+}
+
+bool redis_address_uses_tls(std::string_view text) { return text.starts_with("rediss://"); }
+
+std::string check_tls_path(std::string_view text) {
+  if (text.empty() || text.front() != '/' || text.size() > 4096 || has_control(text)) {
+    return "an absolute file path";
+  }
+  return "";
+}
+
+std::string check_tls_server_name(std::string_view text) {
+  if (net::is_ip_literal(text) || net::is_dns_subdomain(text)) {
+    return "";
+  }
+  return "a DNS name or an IP address that the Redis server's certificate carries";
 }
 
 std::string password_in_redis_url(std::string_view text) {

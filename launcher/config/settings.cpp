@@ -80,7 +80,20 @@ const std::vector<SettingSpec>& setting_specs() {
       // Ray reads RAY_REDIS_ADDRESS and RAY_external_storage_namespace itself; REDIS_PASSWORD and
       // REDIS_USERNAME are KubeRay's names, which raylaunch passes as ray start --redis-password/-username.
       {"redis_address", "--redis-address", "RAY_REDIS_ADDRESS", "", "none: no GCS fault tolerance",
-       "Redis of GCS fault tolerance, host:port or redis://host:port; the head waits until it answers"},
+       "Redis of GCS fault tolerance, host:port, redis://host:port or rediss://host:port (TLS); the head waits "
+       "until it answers"},
+      // Redis over TLS: Ray's own variables (ray_config_def.h REDIS_CA_CERT, REDIS_CA_PATH,
+      // REDIS_CLIENT_CERT, REDIS_CLIENT_KEY, REDIS_SERVER_NAME), read by Ray's GCS as well.
+      {"redis_ca_cert", "--redis-ca-cert", "RAY_REDIS_CA_CERT", "", "none: the system's trust store",
+       "with rediss://: the CA certificate(s), PEM, that the Redis server's certificate must chain to"},
+      {"redis_ca_path", "--redis-ca-path", "RAY_REDIS_CA_PATH", "", "none",
+       "with rediss://: a directory of CA certificates named by hash (openssl rehash)"},
+      {"redis_client_cert", "--redis-client-cert", "RAY_REDIS_CLIENT_CERT", "", "none: no client certificate",
+       "with rediss://: a client certificate (PEM) for a Redis that asks for one; needs RAY_REDIS_CLIENT_KEY"},
+      {"redis_client_key", "--redis-client-key", "RAY_REDIS_CLIENT_KEY", "", "none",
+       "with rediss://: the private key of RAY_REDIS_CLIENT_CERT (PEM, unencrypted)"},
+      {"redis_server_name", "--redis-server-name", "RAY_REDIS_SERVER_NAME", "", "the host of RAY_REDIS_ADDRESS",
+       "with rediss://: the name the server's certificate must carry (and SNI)"},
       {"redis_username", "--redis-username", "REDIS_USERNAME", "", "none: Redis' default user",
        "Redis ACL user (Redis 6+), sent with REDIS_PASSWORD"},
       {.key = "redis_password",

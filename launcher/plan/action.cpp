@@ -16,7 +16,9 @@ struct Describe {
     const std::string auth = !a.password ? "no AUTH (REDIS_PASSWORD not set)"
                              : a.username ? "AUTH as " + util::printable(*a.username, 64) + " with REDIS_PASSWORD"
                                           : "AUTH with REDIS_PASSWORD";
-    return "wait up to " + util::format_duration(a.timeout) + " for Redis at " + a.address.text() +
+    const std::string tls = a.tls_server_name ? " over TLS (certificate for " + util::printable(*a.tls_server_name, 64) + ")"
+                                              : "";
+    return "wait up to " + util::format_duration(a.timeout) + " for Redis at " + a.address.text() + tls +
            " to answer PING (" + auth + "); storage namespace \"" + util::printable(a.storage_namespace, 64) + "\"";
   }
 };

@@ -26,6 +26,9 @@ struct WaitForRedis {
   bool password = false;  // whether AUTH sends REDIS_PASSWORD
   std::string storage_namespace;
   std::chrono::milliseconds timeout{0};
+  // rediss://: the name the server's certificate must carry (RAY_REDIS_SERVER_NAME, else the
+  // address's host); nullopt for plaintext. `run` loads the TLS files from Config::redis_tls.
+  std::optional<std::string> tls_server_name;
 };
 
 // A process-level change `run` makes before `ray start`, decided by the planner: `plan`

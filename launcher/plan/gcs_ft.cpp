@@ -1,5 +1,7 @@
 #include "plan/gcs_ft.hpp"
 
+#include <tuple>
+
 namespace launcher {
 
 namespace {
@@ -46,7 +48,22 @@ GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap&
                                  config.storage_namespace, user_env,
                                  "this cluster's keys in Redis are RAY" + config.storage_namespace + "@<table>"));
   out.preflight = WaitForRedis{*config.redis_address, config.redis_username, config.redis_password.has_value(),
-                               config.storage_namespace, config.join_timeout};
+                               config.storage_namespace, config.join_timeout, std::nullopt};
+  if (config.redis_tls.enabled) {
+    const RedisTlsSettings& tls = config.redis_tls;
+    out.preflight->tls_server_name = tls.server_name.empty() ? config.redis_address->host : tls.server_name;
+    // Ray's GCS reads these itself (RayConfig, RAY_-prefixed): settings given as flags reach it
+    // through the environment, like RAY_REDIS_ADDRESS.
+    for (auto [key, name, value] : {std::tuple{"redis_ca_cert", "RAY_REDIS_CA_CERT", &tls.ca_cert},
+                                    std::tuple{"redis_ca_path", "RAY_REDIS_CA_PATH", &tls.ca_path},
+                                    std::tuple{"redis_client_cert", "RAY_REDIS_CLIENT_CERT", &tls.client_cert},
+                                    std::tuple{"redis_client_key", "RAY_REDIS_CLIENT_KEY", &tls.client_key},
+                                    std::tuple{"redis_server_name", "RAY_REDIS_SERVER_NAME", &tls.server_name}}) {
+      if (!value->empty()) {
+        out.env.push_back(from_setting(config, key, name, *value, user_env, "Redis over TLS, for Ray's GCS"));
+      }
+    }
+  }
   if (config.source_of("storage_namespace") == "default") {
     out.checks.push_back({"gcs-ft:namespace", CheckStatus::warn,
                           "RAY_external_storage_namespace is not set: Ray's default \"" + config.storage_namespace +

@@ -1,7 +1,5 @@
 #include "redis/connection.hpp"
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -9,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "net/tcp_connect.hpp"
 #include "util/strings.hpp"
 
 namespace launcher::redis {
@@ -43,40 +40,37 @@ std::string describe(const Reply& r) {
 
 }  // namespace
 
-Connection::Connection(util::Fd fd, std::string peer, std::chrono::milliseconds command_timeout, std::stop_token stop)
-    : m_fd(std::move(fd)),
-      m_peer(std::move(peer)),
+Connection::Connection(Channel channel, std::chrono::milliseconds command_timeout, std::stop_token stop)
+    : m_channel(std::move(channel)),
       m_command_timeout(command_timeout),
       m_stop(std::move(stop)),
       m_reader(std::make_unique<ReplyReader>()) {}
 
 util::Result<Connection, RedisError> Connection::open(const std::string& ip, int port, std::chrono::milliseconds timeout,
-                                                      std::chrono::milliseconds command_timeout, std::stop_token stop) {
+                                                      std::chrono::milliseconds command_timeout, std::stop_token stop,
+                                                      std::shared_ptr<const TlsClient> tls) {
   using R = util::Result<Connection, RedisError>;
-  auto fd = net::tcp_connect(ip, port, timeout);
-  if (!fd) {
-    return R::failure({RedisError::Kind::connect, fd.error()});
+  auto channel = Channel::open(ip, port, timeout, std::move(tls), stop);
+  if (!channel) {
+    return R::failure(channel.error());
   }
-  // A request is one write, but a long pipeline may leave in several segments: without
-  // TCP_NODELAY the last one can wait for the server's delayed ACK (40 ms on Linux).
-  const int one = 1;
-  ::setsockopt(fd.value().get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  const std::string peer = (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":" + std::to_string(port);
-  return Connection(std::move(fd).value(), peer, command_timeout, std::move(stop));
+  return Connection(std::move(channel).value(), command_timeout, std::move(stop));
 }
 
 util::Result<std::vector<Reply>, RedisError> Connection::pipeline(const std::vector<Command>& commands) {
   using R = util::Result<std::vector<Reply>, RedisError>;
+  using Status = Channel::Status;
   std::vector<Reply> replies;
-  const auto fail = [&](RedisError::Kind kind, std::string detail) {
+  const std::string& peer = m_channel.peer();
+  const auto fail = [&](RedisError error) {
     m_broken = true;
     if (m_stop.stop_requested()) {
       return R::failure({RedisError::Kind::stopped, "stopped"});
     }
-    return R::failure({kind, std::move(detail)});
+    return R::failure(std::move(error));
   };
   if (m_broken) {
-    return fail(RedisError::Kind::closed, "the connection to " + m_peer + " failed earlier");
+    return fail({RedisError::Kind::closed, "the connection to " + peer + " failed earlier"});
   }
   if (commands.empty()) {
     return replies;
@@ -87,62 +81,74 @@ util::Result<std::vector<Reply>, RedisError> Connection::pipeline(const std::vec
   }
   ++m_round_trips;
   const Clock::time_point deadline = Clock::now() + m_command_timeout;
-  const int fd = m_fd.get();
+  const int fd = m_channel.fd();
   // shutdown() ends the poll below at once; the socket is closed by its owner later.
   const std::stop_callback on_stop(m_stop, [fd] { ::shutdown(fd, SHUT_RDWR); });
+  // A server that refuses us may say why and hang up (protected mode's -DENIED).
+  const auto closed = [&](bool sending) {
+    RedisError error = m_channel.failure(sending);
+    if (error.kind == RedisError::Kind::closed && !replies.empty() && replies.back().is_error()) {
+      error.detail += ", after answering -" + util::printable(replies.back().text, 200);
+    } else if (error.kind == RedisError::Kind::closed && replies.empty() && !m_channel.tls()) {
+      error.detail += " (a Redis that speaks TLS only closes a plaintext client: use rediss:// for it)";
+    }
+    return fail(std::move(error));
+  };
 
   // Writing and reading interleave: a server answers while the rest of a long pipeline is
-  // still arriving, and if nobody read its replies both sides' buffers could fill up.
+  // still arriving, and if nobody read its replies both sides' buffers could fill up. Each
+  // pass tries both without blocking, then polls for what they wait for (with TLS a read may
+  // need the socket writable, and a write readable).
   std::size_t sent = 0;
   std::array<char, 64 * 1024> buf{};
   while (replies.size() < commands.size()) {
     auto next = m_reader->next();
     if (!next) {
-      return fail(RedisError::Kind::protocol, m_peer + " answered something that is not Redis: " + next.error());
+      return fail({RedisError::Kind::protocol, peer + " answered something that is not Redis: " + next.error()});
     }
     if (next.value()) {
       replies.push_back(std::move(*next.value()));
       continue;
     }
     if (m_stop.stop_requested()) {
-      return fail(RedisError::Kind::stopped, "stopped");
+      return fail({RedisError::Kind::stopped, "stopped"});
     }
-    pollfd p{fd, static_cast<short>(POLLIN | (sent < request.size() ? POLLOUT : 0)), 0};
+    short events = 0;
+    bool progress = false;
+    if (sent < request.size()) {
+      const Channel::Io w = m_channel.write(request.data() + sent, request.size() - sent);
+      if (w.status == Status::failed || w.status == Status::eof) {
+        return closed(true);
+      }
+      sent += w.bytes;
+      progress = w.bytes > 0;
+      events |= w.status == Status::want_read ? POLLIN : w.status == Status::want_write ? POLLOUT : 0;
+    }
+    const Channel::Io r = m_channel.read(buf.data(), buf.size());
+    if (r.status == Status::failed || r.status == Status::eof) {
+      return closed(false);
+    }
+    if (r.bytes > 0) {
+      if (const std::string err = m_reader->feed(buf.data(), r.bytes); !err.empty()) {
+        return fail({RedisError::Kind::protocol, peer + " answered something that is not Redis: " + err});
+      }
+      continue;
+    }
+    if (progress) {
+      continue;
+    }
+    events |= r.status == Status::want_write ? POLLOUT : POLLIN;
+    pollfd p{fd, events, 0};
     const int ready = ::poll(&p, 1, ms_left(deadline));
     if (ready < 0 && errno == EINTR) {
       continue;
     }
     if (ready == 0) {
-      return fail(RedisError::Kind::timeout, "no reply from " + m_peer + " within " +
-                                                 std::to_string(m_command_timeout.count()) + " ms");
+      return fail({RedisError::Kind::timeout,
+                   "no reply from " + peer + " within " + std::to_string(m_command_timeout.count()) + " ms"});
     }
     if (ready < 0) {
-      return fail(RedisError::Kind::closed, std::string("poll: ") + std::strerror(errno));
-    }
-    if ((p.revents & POLLOUT) != 0) {
-      const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n > 0) {
-        sent += static_cast<std::size_t>(n);
-      } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        return fail(RedisError::Kind::closed, "sending to " + m_peer + ": " + std::strerror(errno));
-      }
-    }
-    if ((p.revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-      const ssize_t n = ::recv(fd, buf.data(), buf.size(), MSG_DONTWAIT);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-        // A server that refuses us may say why and hang up (protected mode's -DENIED).
-        const std::string said =
-            !replies.empty() && replies.back().is_error() ? ", after answering -" + util::printable(replies.back().text, 200)
-                                                          : "";
-        return fail(RedisError::Kind::closed,
-                    m_peer + " closed the connection" + (n < 0 ? std::string(" (") + std::strerror(errno) + ")" : "") +
-                        said);
-      }
-      if (n > 0) {
-        if (const std::string err = m_reader->feed(buf.data(), static_cast<std::size_t>(n)); !err.empty()) {
-          return fail(RedisError::Kind::protocol, m_peer + " answered something that is not Redis: " + err);
-        }
-      }
+      return fail({RedisError::Kind::closed, std::string("poll: ") + std::strerror(errno)});
     }
   }
   return replies;
@@ -179,11 +185,11 @@ util::Result<std::string, RedisError> Connection::authenticate(const Credentials
   }
   if (password && !replies.value().front().is_status("OK")) {
     return R::failure({RedisError::Kind::protocol,
-                       m_peer + " answered AUTH with " + describe(replies.value().front()) + ", not +OK (not Redis?)"});
+                       peer() + " answered AUTH with " + describe(replies.value().front()) + ", not +OK (not Redis?)"});
   }
   if (!replies.value().back().is_status("PONG")) {
     return R::failure({RedisError::Kind::protocol,
-                       m_peer + " answered PING with " + describe(replies.value().back()) + ", not +PONG (not Redis?)"});
+                       peer() + " answered PING with " + describe(replies.value().back()) + ", not +PONG (not Redis?)"});
   }
   return std::string(username ? "PONG after AUTH as " + util::printable(*credentials.username, 64)
                               : password ? "PONG after AUTH" : "PONG (no AUTH: no password set)");

@@ -12,12 +12,13 @@ namespace launcher::redis {
 net::StagedCheck redis_check(const RedisTarget& target, std::shared_ptr<std::string> answered_ip) {
   return net::StagedCheck(
       target.address, "Redis",
-      [credentials = target.credentials, answered_ip = std::move(answered_ip)](
+      [credentials = target.credentials, tls = target.tls, answered_ip = std::move(answered_ip)](
           const net::HostPort& where, const std::string& ip, std::chrono::milliseconds timeout, std::stop_token stop) {
         using Kind = net::ProtocolAnswer::Kind;
-        auto connection = Connection::open(ip, where.port, timeout, timeout, stop);
+        auto connection = Connection::open(ip, where.port, timeout, timeout, stop, tls);
         if (!connection) {
-          return net::ProtocolAnswer{Kind::failed, connection.error().detail};
+          return net::ProtocolAnswer{connection.error().will_not_heal() ? Kind::refused : Kind::failed,
+                                     connection.error().detail};
         }
         const auto pong = connection.value().authenticate(credentials);
         if (!pong) {
@@ -46,7 +47,7 @@ RedisWaitResult wait_for_redis(const RedisTarget& target, const util::WaitOption
   auto ip = std::make_shared<std::string>();
   const net::StagedCheck check = redis_check(target, ip);
   RedisWaitResult result = wait_for_redis(
-      "Redis at " + target.address.text(),
+      "Redis at " + target.address.text() + (target.tls ? " (TLS)" : ""),
       [&check](std::chrono::milliseconds timeout, std::stop_token s) { return check.attempt(timeout, std::move(s)); },
       options, clock, std::move(stop));
   if (result.end == util::WaitEnd::ready) {

@@ -7,6 +7,7 @@
 #include "net/host_port.hpp"
 #include "net/staged_check.hpp"
 #include "redis/connection.hpp"
+#include "redis/tls_client.hpp"
 #include "util/clock.hpp"
 #include "util/paced_wait.hpp"
 
@@ -15,14 +16,16 @@ namespace launcher::redis {
 // The Redis a head's GCS will keep its tables in (RAY_REDIS_ADDRESS, REDIS_USERNAME,
 // REDIS_PASSWORD), as raylaunch checks it.
 struct RedisTarget {
-  net::HostPort address;  // without the redis:// scheme
+  net::HostPort address;  // without the redis:// or rediss:// scheme
   Credentials credentials;
+  std::shared_ptr<const TlsClient> tls;  // rediss://: every connection verified TLS; null: plain TCP
 };
 
 // One attempt in stages, each failure named by its stage: DNS (c-ares), TCP connect, then
-// "Redis": AUTH and PING in one round trip on a fresh connection to the IP that accepted TCP.
-// Rejected credentials are `refused` (they will not heal); a server that is not Redis, does
-// not answer, or answers LOADING is `failed` and retried. When `answered_ip` is given, the IP
+// "Redis": the TLS handshake (rediss://) and AUTH and PING in one round trip on a fresh
+// connection to the IP that accepted TCP. Rejected credentials and a certificate that does not
+// verify are `refused` (they will not heal); a server that is not Redis, does not answer, or
+// answers LOADING is `failed` and retried. When `answered_ip` is given, the IP
 // that answered PONG is written there.
 net::StagedCheck redis_check(const RedisTarget& target, std::shared_ptr<std::string> answered_ip = nullptr);
 

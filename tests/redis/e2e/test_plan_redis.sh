@@ -52,9 +52,6 @@ assert not any("Redis" in a for a in p["actions"]), p["actions"]
 PY
 
 # Bad inputs: one line each, exit 64, nothing about the password but its name.
-RAY_REDIS_ADDRESS=rediss://redis:6380 run_rl plan "${common[@]}" --hostname training-0
-expect_rc 64 "rediss"
-expect_in "$err" "RAY_REDIS_ADDRESS: \"rediss://redis:6380\" is not valid (expected host:port or redis://host:port; TLS (rediss://) is not supported" "rediss line"
 RAY_REDIS_ADDRESS="redis://:$PASSWORD@redis:6379" run_rl plan "${common[@]}" --hostname training-0
 expect_rc 64 "credentials in the URL"
 expect_in "$err" "RAY_REDIS_ADDRESS: \"redis://:***@redis:6379\" is not valid" "URL: the password not echoed"
