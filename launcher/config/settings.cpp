@@ -59,7 +59,7 @@ const std::vector<SettingSpec>& setting_specs() {
        .env = "RAYLAUNCH_STATUS_COUNT",
        .default_value = "false",
        .default_note = "",
-       .help = "status: print only the count of ALIVE nodes, from the lightest call the GCS has",
+       .help = "status: print only the count of ALIVE pods, counted by node name as wait counts them",
        .bare_flag = true},
       // Ray's TLS (ray_config_def.h USE_TLS, TLS_SERVER_CERT, TLS_SERVER_KEY, TLS_CA_CERT): Ray's own
       // names, so one set of variables configures Ray and raylaunch alike.
