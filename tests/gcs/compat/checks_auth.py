@@ -55,7 +55,7 @@ def token_checks(m, work):
             "Kubernetes token mode"]
     if m.v < TOKEN_SINCE:
         for row in rows:
-            m.na(row, "no token authentication before Ray 2.52")
+            m.na(row, "no token authentication before Ray 2.52", short="n/a (< 2.52)")
         return
     node_env = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN}
     with Cluster(m.version, os.path.join(work, "token")) as c:
@@ -90,7 +90,8 @@ def token_checks(m, work):
         if m.version == rc.current_release():
             m.check("RAY_AUTH_TOKEN of only whitespace", lambda: whitespace_token(c))
         else:
-            m.na("RAY_AUTH_TOKEN of only whitespace", f"checked on the current release ({rc.current_release()})")
+            m.na("RAY_AUTH_TOKEN of only whitespace", f"checked on the current release ({rc.current_release()})",
+                 short="-")
         if K8S_MODE[0] <= m.v < K8S_MODE[1]:
             m.check("Kubernetes token mode", lambda: k8s_token(c, mode="k8s"))
         elif m.v >= RAY_SA_TOKEN_SINCE:
@@ -176,8 +177,8 @@ def k8s_token(c, mode):
             r = c.raylaunch("status", "--address", c.gcs_address, env=env)
             line = one_line(r, 64)
             expect("no token was found" in line, "without the ray.io token: refused, the API server's not used", r)
-            return f"RAY_ENABLE_K8S_TOKEN_AUTH=true: reads {ray_io} (not {kube})"
-        return f"RAY_AUTH_MODE=k8s: token required, read from {kube}"
+            return f"RAY_ENABLE_K8S_TOKEN_AUTH=true: reads {ray_io} (not {kube})", "ray.io token"
+        return f"RAY_AUTH_MODE=k8s: token required, read from {kube}", "RAY_AUTH_MODE=k8s"
     finally:
         for path in (ray_io, kube):
             if os.path.exists(path):

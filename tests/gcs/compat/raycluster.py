@@ -239,6 +239,34 @@ class Node:
             argv += [f"--address={self.cluster.head_ip}:{self.cluster.gcs_port}"]
         return argv + self.args
 
+    def raylaunch_env(self, nodes):
+        """What a pod of the StatefulSet gives `raylaunch run`, for this node's IP and ports."""
+        b = self.base_port
+        ray_args = [f"--node-ip-address={self.ip}", "--num-cpus=1", "--object-store-memory=80000000",
+                    f"--object-manager-port={b + 1}", f"--dashboard-agent-listen-port={b + 3}",
+                    f"--dashboard-agent-grpc-port={b + 4}", f"--runtime-env-agent-port={b + 5}",
+                    f"--min-worker-port={b + 10}", f"--max-worker-port={b + 60}"]
+        if self.head:
+            ray_args.append("--include-dashboard=false")
+        return {"HOSTNAME": self.name, "RAYLAUNCH_NODES": str(nodes), "RAYLAUNCH_HEAD_ADDRESS": self.cluster.head_ip,
+                "RAYLAUNCH_RAY_PORT": str(self.cluster.gcs_port), "RAYLAUNCH_NODE_MANAGER_PORT": str(b),
+                "RAYLAUNCH_METRICS_EXPORT_PORT": str(b + 2), "RAYLAUNCH_VENV": self.cluster.venv,
+                "RAYLAUNCH_GPUS": "0", "RAYLAUNCH_EFA": "0", "RAYLAUNCH_CHECKS": "warn",
+                "RAYLAUNCH_TERMINATION_LOG": os.path.join(self.dir, "termination-log"),
+                "RAYLAUNCH_RAY_ARGS": " ".join(ray_args)}
+
+    def start_raylaunch(self, nodes, command=()):
+        """The pod's container command: `raylaunch run [-- COMMAND]` as its PID 1."""
+        self.env.update(self.raylaunch_env(nodes))
+        return self.start([self.cluster.raylaunch_bin, "run", *(["--", *command] if command else [])])
+
+    def termination_message(self):
+        try:
+            with open(os.path.join(self.dir, "termination-log")) as f:
+                return f.read().strip()
+        except OSError:
+            return ""
+
     def start(self, argv=None):
         """Starts the node (again, after a crash or stop: a new container of the same pod)."""
         add_address(self.ip)

@@ -38,17 +38,20 @@ class Matrix:
         self.notes = {}
 
     def check(self, name, fn):
+        """Runs one check: `fn` returns its result (a line), or (result, short) where the table's
+        cell should say more than "ok"; a Failure fails the row, and the test at the end."""
         print(f"  {name} ...", flush=True)
         try:
             result = fn()
-            self.rows[name] = {"result": result, "ok": True}
+            result, short = result if isinstance(result, tuple) else (result, "ok")
+            self.rows[name] = {"result": result, "short": short, "ok": True}
             print(f"  {name}: {result}", flush=True)
         except Failure as e:
-            self.rows[name] = {"result": f"FAILED: {str(e).splitlines()[0]}", "ok": False}
+            self.rows[name] = {"result": f"FAILED: {str(e).splitlines()[0]}", "short": "FAILED", "ok": False}
             print(f"  {name}: FAILED: {e}", flush=True)
 
-    def na(self, name, why):
-        self.rows[name] = {"result": f"n/a: {why}", "ok": True}
+    def na(self, name, why, short="n/a"):
+        self.rows[name] = {"result": f"n/a: {why}", "short": short, "ok": True}
 
     def failed(self):
         return [n for n, r in self.rows.items() if not r["ok"]]
@@ -114,13 +117,15 @@ def check_light_rpc(m, c):
         served, size = light_rpc(c)
         expected = m.v >= LIGHT_RPC_SINCE
         expect(served == expected, f"light RPC served={served}, expected {expected} for Ray {m.version}")
-        # raylaunch's wait uses it where served, and falls back at once where not.
-        r = c.raylaunch("wait", "--address", c.gcs_address, "--nodes", "3", "--timeout", "60s", "--log-level", "debug")
-        expect(r.rc == 0, "wait --nodes 3 (debug)", r)
+        # raylaunch's wait polls it between full polls where served, and falls back at once where
+        # not (a wait that cannot end: it keeps polling until its deadline).
+        r = c.raylaunch("wait", "--address", c.gcs_address, "--nodes", "4", "--timeout", "3s", "--log-level", "debug")
+        expect(r.rc == 75, "wait --nodes 4 (debug) on 3 nodes", r)
         fell_back = "has no GetAllNodeAddressAndLiveness" in r.err
         expect(fell_back != served, "wait's fallback line does not match what the GCS serves", r)
-        return (f"served ({size} B for 3 ALIVE nodes); raylaunch polls it" if served
-                else "UNIMPLEMENTED; raylaunch falls back to GetAllNodeInfo")
+        if served:
+            return f"served ({size} B for 3 ALIVE nodes); raylaunch polls it", f"served ({size} B)"
+        return "UNIMPLEMENTED; raylaunch falls back to GetAllNodeInfo", "UNIMPLEMENTED: falls back"
     m.check("light node RPC (GetAllNodeAddressAndLiveness)", run)
 
 
@@ -147,7 +152,8 @@ def check_readiness_bytes(m, c, worker):
         else:
             expect(per_probe >= table, f"Ray <= 2.35 cannot filter: expected the whole table ({per_probe} vs {table} B)")
         m.notes["readiness_bytes"] = {"probe": per_probe, "table": table, "rows": rows}
-        return f"{per_probe} B per probe ({layout}); the whole table is {table} B at {rows} nodes"
+        return (f"{per_probe} B per probe ({layout}); the whole table is {table} B at {rows} nodes",
+                f"{per_probe} B (table {table} B)")
     m.check("worker readiness: bytes the GCS sends per probe", run)
 
 
@@ -218,7 +224,7 @@ def check_stale_rows(m, c, node):
         same_ip, why_same = stale_row_seconds(c, node.name, old, t_crash)
         m.notes["stale_rows"] = {"same_ip_s": round(same_ip, 1), "new_ip_s": round(new_ip, 1)}
         return (f"a crashed pod's row stays ALIVE {same_ip:.0f}s when it comes back on the same IP, "
-                f"{new_ip:.0f}s when its IP is gone ({why_new})")
+                f"{new_ip:.0f}s when its IP is gone ({why_new})", f"{same_ip:.0f}s same IP, {new_ip:.0f}s new IP")
     m.check("stale ALIVE row of a crashed pod (default health check)", run)
 
 
@@ -267,6 +273,9 @@ def matrix_cluster(m, work):
         check_restarted_node(m, c, w1)
         if m.version == rc.current_release():
             check_stale_rows(m, c, w1)
+        else:
+            m.na("stale ALIVE row of a crashed pod (default health check)",
+                 f"measured on the current release ({rc.current_release()})", short="-")
 
 
 def main_matrix():
@@ -293,7 +302,8 @@ def main_matrix():
     elif a.release == rc.current_release():
         checks_auth.tls_checks(m, work)
     else:
-        m.na("TLS (RAY_USE_TLS)", f"checked on the current release ({rc.current_release()}) only")
+        for row in ("TLS (RAY_USE_TLS): Ray's own mutual TLS", "TLS: a plaintext client against Ray's TLS"):
+            m.na(row, f"checked on the current release ({rc.current_release()})", short="-")
     write(a.results, m, time.monotonic() - t0)
     if m.failed():
         raise Failure(f"Ray {a.release}: failed: {', '.join(m.failed())}")
