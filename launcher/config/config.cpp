@@ -55,6 +55,10 @@ constexpr OwnedOption k_owned_ray_options[] = {
 
 using Apply = std::function<std::string(const std::string&)>;
 
+// True when `text` is printable as it is. util::printable also shortens to 256 bytes, which made
+// every longer value (a RAYLAUNCH_RAY_ARGS of ten options, a deep path) "not valid".
+bool printable_as_is(std::string_view text) { return util::printable(text, text.size() + 1) == text; }
+
 class Parser {
  public:
   Parser(const RawSettings& raw, const std::vector<std::string_view>& keys) : m_raw(raw), m_keys(keys) {}
@@ -239,11 +243,11 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   p.field("join_timeout", duration(c.join_timeout));
   p.field("ray", [&](const std::string& t) {
     c.ray = t;
-    return util::printable(t) != t || t.find(' ') != std::string::npos ? std::string("a program name or path")
+    return !printable_as_is(t) || t.find(' ') != std::string::npos ? std::string("a program name or path")
                                                                        : std::string();
   });
   p.field("ray_args", [&](const std::string& t) {
-    if (util::printable(t) != t) {
+    if (!printable_as_is(t)) {
       return std::string("printable ray start arguments");
     }
     c.ray_args = util::split_words(t);
@@ -254,7 +258,7 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   });
   p.field("object_store_memory", size_in(k_min_object_store, k_max_bytes, c.object_store_memory));
   p.field("venv", [&](const std::string& t) {
-    if (t.empty() || t.front() != '/' || util::printable(t) != t) {
+    if (t.empty() || t.front() != '/' || !printable_as_is(t)) {
       return std::string("an absolute path to a virtualenv directory such as /opt/venv/openvla");
     }
     c.venv = t;
@@ -268,7 +272,7 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   p.field("shm_min", size_in(0, k_max_bytes, c.shm_min));
   p.field("host_root", [&](const std::string& t) {
     c.host_root = t;
-    return t.empty() || t.front() != '/' || util::printable(t) != t ? std::string("an absolute directory path") : std::string();
+    return t.empty() || t.front() != '/' || !printable_as_is(t) ? std::string("an absolute directory path") : std::string();
   });
   p.field("address", [&](const std::string& t) {
     const auto hp = net::parse_host_port(t);
@@ -296,7 +300,7 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
                           std::pair{"tls_ca_cert", &c.tls_ca_cert}}) {
     p.field(key, [out = out](const std::string& t) {
       *out = t;
-      return util::printable(t) != t ? std::string("a file path") : std::string();
+      return !printable_as_is(t) ? std::string("a file path") : std::string();
     });
   }
   p.field("redis_address", [&](const std::string& t) {
@@ -332,7 +336,7 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   p.field("exec", one_of<bool>({{"true", true}, {"false", false}}, c.exec));
   p.field("termination_log", [&](const std::string& t) {
     c.termination_log = t;
-    return t.empty() || t.front() != '/' || util::printable(t) != t ? std::string("an absolute file path") : std::string();
+    return t.empty() || t.front() != '/' || !printable_as_is(t) ? std::string("an absolute file path") : std::string();
   });
   p.field("output", one_of<OutputFormat>({{"text", OutputFormat::text}, {"json", OutputFormat::json}}, c.output));
   p.field("log_format", one_of<LogFormat>({{"text", LogFormat::text}, {"json", LogFormat::json}}, c.log_format));
