@@ -279,7 +279,10 @@ class Node:
                IN_POD, self.dir, self.shm, str(self.stale_shm)] + (argv or self.ray_start_argv())
         with open(self.log, "w") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=self.dir)
-        self.pidns = wait_for(lambda: _pidns(self.proc.pid), 30, f"{self.name}'s PID namespace")
+        # A node that exits at once (a refused setting) never shows one: nothing of it to track.
+        found = wait_for(lambda: _pidns(self.proc.pid) or self.proc.poll() is not None, 30,
+                         f"{self.name}'s PID namespace")
+        self.pidns = found if isinstance(found, str) else None
         return self
 
     def init_pid(self):
@@ -290,7 +293,7 @@ class Node:
         """PIDs of this node's processes: its unshare, and every process in its PID namespace
         (orphans included, which this test's PID 1 inherits)."""
         found = [self.proc.pid]
-        for entry in os.listdir("/proc"):
+        for entry in (os.listdir("/proc") if self.pidns else []):
             if entry.isdigit():
                 try:
                     if os.readlink(f"/proc/{entry}/ns/pid") == self.pidns:
@@ -302,6 +305,20 @@ class Node:
     def pids(self, comm):
         """PIDs of this node's processes named `comm` (e.g. "raylet", "gcs_server")."""
         return [pid for pid in self.tree() if _comm(pid) == comm]
+
+    def wait_settled(self, timeout=180):
+        """Until Ray's dashboard agent on this node has finished starting (it logs "raylet pid is"
+        once its GCS client is connected, process_watcher.py): a raylet fate-shares with its
+        agents, and an agent still starting exits if the GCS is away."""
+        def agent_started():
+            latest = os.path.join(self.dir, "tmp", "ray", "session_latest")
+            try:
+                session = os.path.join(self.dir, "tmp", "ray", os.path.basename(os.readlink(latest)))
+                with open(os.path.join(session, "logs", "dashboard_agent.log"), errors="replace") as f:
+                    return "raylet pid is" in f.read()
+            except OSError:
+                return False
+        wait_for(agent_started, timeout, f"{self.name}'s dashboard agent to start")
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -572,12 +589,26 @@ def main(*tests):
     except Exception:
         import traceback
         traceback.print_exc()
+        _keep_work()
         sys.exit(1)
     sys.exit(0)
 
 
+WORK_ROOT = "/run/raylaunch-tests"
+
+
 def work_dir(name):
-    """A directory of this test in the namespace's private /tmp (gone with the namespace)."""
-    path = os.path.join("/tmp", name)
+    """A directory of this test in the namespace's private /run (gone with the namespace; not
+    under /tmp, which each node replaces with its own, so that paths here mean the same in nodes)."""
+    path = os.path.join(WORK_ROOT, name)
     os.makedirs(path, exist_ok=True)
     return path
+
+
+def _keep_work():
+    """RAYLAUNCH_KEEP_WORK=DIR: a failed test's work (nodes' /tmp/ray logs included) copied there."""
+    keep = os.environ.get("RAYLAUNCH_KEEP_WORK")
+    if keep and os.path.isdir(WORK_ROOT):
+        shutil.copytree(WORK_ROOT, keep, dirs_exist_ok=True, symlinks=True,
+                        ignore=shutil.ignore_patterns("sockets", "*.sock"), ignore_dangling_symlinks=True)
+        print(f"work kept in {keep}", file=sys.stderr)

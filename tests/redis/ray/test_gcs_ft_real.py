@@ -102,6 +102,8 @@ def test_ft(version):
             w.start_raylaunch(nodes=3)
         s = c.wait_alive(["training-0", "training-1", "training-2"])
         wait_for(lambda: "3/3 nodes alive" in open(head.log, errors="replace").read(), 120, "the head's barrier")
+        for node in c.nodes:
+            node.wait_settled()  # a GCS crash comes after start-up, not during it
         ids = {n["node_name"]: n["node_id"] for n in s["nodes"] if n["state"] == "ALIVE"}
         raylets = {w.name: w.pids("raylet") for w in workers}
         expect(all(raylets.values()), "each worker has its raylet", raylets)
