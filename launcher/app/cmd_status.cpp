@@ -32,7 +32,8 @@ int cmd_status(const Invocation& inv) {
   const bool json = inv.config.output == OutputFormat::json;
   // --count asks for the same table: only names tell a pod restarted on a new IP from two pods.
   // The lighter GetAllNodeAddressAndLiveness (Ray >= 2.51) has addresses only, and Ray keeps a
-  // crashed pod's old row ALIVE for ~20 s (same IP) to ~65 s (new IP): it would count that pod twice.
+  // crashed pod's old row ALIVE for 14 s (same IP) to 30-63 s (IP gone; Ray 2.60.0, docs/compat.md):
+  // counted by address, that pod counted twice.
   const auto table = client.get_all_node_info(k_status_timeout);
   if (!table) {
     fail(target, table.error(), credentials);
