@@ -1,11 +1,9 @@
 """Real Ray clusters for tests: the pinned releases (scripts/ray-venvs), in private namespaces.
 
-A test calls `enter_namespaces()` first: it re-executes the test as PID 1 of new PID, mount and
-network namespaces, so that every Ray process it starts dies with it (nothing reaches the host's
-PID namespace, where `ray stop` or a stray raylet would hit other tests' clusters), with loopback
-only and a /tmp, /run of its own. Each Ray node then runs in a PID and mount namespace of its own
-under that (its own /tmp/ray and /dev/shm, as a pod has), with its own IP on loopback and its own
-ports, since the nodes share one network namespace:
+A test calls `main(...)` (raytest.py), which first enters private namespaces (netns.py). Each Ray
+node then runs in a PID and mount namespace of its own under that (its own /tmp/ray and /dev/shm,
+as a pod has), with its own IP on loopback and its own ports, since the nodes share one network
+namespace:
 
     with Cluster("2.60.0", work) as c:
         head = c.add_node("training-0", head=True).start()
@@ -15,156 +13,25 @@ ports, since the nodes share one network namespace:
 
 `Node.crash()` kills a node at once (its PID namespace), as the kubelet kills a container;
 `Node.stop()` sends SIGTERM to its `ray start --block`, as a pod's deletion does; `Node.vanish()`
-also takes its IP away so that packets to it are dropped without an answer (a pod that is gone).
-Debian's /usr/bin/python3, stdlib only.
+also takes its IP away. `start_raylaunch()` makes `raylaunch run` the node's PID 1 instead, as in a
+pod. Debian's /usr/bin/python3, stdlib only. The names of raytest.py, netns.py and bytecounter.py
+are re-exported here, so tests import this one module.
 """
 import json
 import os
-import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 
+from bytecounter import ByteCounter  # noqa: F401
+from raytest import (REPO, Failure, NotInstalled, Skip, current_release, main, releases, venv,  # noqa: F401
+                     version_tuple, wait_for, work_dir)
+from netns import (SUBNET, _comm, _gone, _pidns, _wait_gone, add_address, children, enter_namespaces,  # noqa: F401
+                   remove_address)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 IN_POD = os.path.join(HERE, "in-pod")
-RELEASES_FILE = os.path.join(REPO, "tests", "ray-releases.txt")
-SUBNET = "10.77.0"
-_MARK = "RAYLAUNCH_RAY_NAMESPACES"
-
-
-class Skip(Exception):
-    """The test cannot run here (exit 125 with one line); never used for a release that failed to
-    install: that is a failure (NotInstalled)."""
-
-
-class NotInstalled(Exception):
-    """A pinned release is not installed; the message is pip's reason from scripts/ray-venvs."""
-
-
-class Failure(AssertionError):
-    pass
-
-
-# --- releases -------------------------------------------------------------------------------
-
-def releases():
-    """[(version, role)] of tests/ray-releases.txt, in file order."""
-    out = []
-    with open(RELEASES_FILE) as f:
-        for line in f:
-            words = line.split("#", 1)[0].split()
-            if len(words) >= 2:
-                out.append((words[0], words[1]))
-    return out
-
-
-def current_release():
-    return next(v for v, role in releases() if role == "current")
-
-
-def version_tuple(version):
-    return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
-
-
-def venv(version):
-    """The virtualenv of `version`; NotInstalled with scripts/ray-venvs' reason otherwise."""
-    listing = subprocess.run([os.path.join(REPO, "scripts", "ray-venvs"), "--list"], capture_output=True,
-                             text=True, check=True).stdout
-    for line in listing.splitlines():
-        fields = line.split("\t")
-        if fields[0] == version:
-            if fields[2] == "installed":
-                return fields[3]
-            raise NotInstalled(f"ray {version} is {fields[2]}: {fields[3]}")
-    raise NotInstalled(f"ray {version} is not in {RELEASES_FILE}")
-
-
-# --- namespaces -----------------------------------------------------------------------------
-
-def enter_namespaces():
-    """Re-executes this program as PID 1 of private PID, mount and network namespaces (once)."""
-    if os.environ.get(_MARK) == "1" and os.getpid() == 1:
-        _set_up_inside()
-        return
-    if os.geteuid() != 0:
-        raise Skip("needs root (namespaces, mounts, addresses)")
-    for tool in ("unshare", "ip", "mount"):
-        if shutil.which(tool) is None:
-            raise Skip(f"{tool} is not installed")
-    env = dict(os.environ, **{_MARK: "1"})
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # --kill-child: if this process is killed (ctest's timeout), the namespace's PID 1 is too, and
-    # with it every process of every node.
-    os.execvpe("unshare", ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--mount",
-                           "--propagation", "private", sys.executable, *sys.argv], env)
-
-
-def _set_up_inside():
-    # PID 1 ignores SIGTERM unless it handles it: end the test (and so the namespace) on one.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    sh("ip", "link", "set", "lo", "up")
-    sh("mount", "-t", "tmpfs", "tmpfs", "/tmp")
-    sh("mount", "-t", "tmpfs", "tmpfs", "/run")
-    sh("mount", "-t", "sysfs", "sysfs", "/sys")  # this network namespace's devices
-    # Addresses of the nodes live on lo (/32 each). The rest of the subnet goes to a veth whose
-    # peer answers nothing: a packet to an address no node holds any more is dropped without an
-    # answer, as for a pod that is gone (connect() hangs; it is not refused).
-    sh("ip", "link", "add", "rlv0", "type", "veth", "peer", "name", "rlv1")
-    sh("ip", "link", "set", "rlv0", "up")
-    sh("ip", "link", "set", "rlv1", "up")
-    sh("ip", "route", "add", f"{SUBNET}.0/24", "dev", "rlv0")
-
-
-def sh(*argv, check=True):
-    r = subprocess.run(argv, capture_output=True, text=True)
-    if check and r.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)}: exit {r.returncode}: {r.stderr.strip()}")
-    return r
-
-
-def _mac(dev):
-    with open(f"/sys/class/net/{dev}/address") as f:
-        return f.read().strip()
-
-
-def add_address(ip):
-    sh("ip", "neigh", "del", ip, "dev", "rlv0", check=False)
-    sh("ip", "addr", "replace", f"{ip}/32", "dev", "lo")
-
-
-def remove_address(ip):
-    """`ip` stops being anyone's: packets to it vanish (a permanent neighbour entry, so not even ARP
-    fails fast)."""
-    sh("ip", "addr", "del", f"{ip}/32", "dev", "lo", check=False)
-    sh("ip", "neigh", "replace", ip, "lladdr", _mac("rlv1"), "dev", "rlv0", "nud", "permanent")
-
-
-# --- processes ------------------------------------------------------------------------------
-
-def wait_for(condition, timeout, what, interval=0.2):
-    """Polls `condition` until it returns something truthy (returned); Failure after `timeout`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise Failure(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(interval)
-
-
-def children(pid):
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(p) for p in f.read().split()]
-    except OSError:
-        return []
 
 
 class Result:
@@ -183,6 +50,7 @@ class Result:
 
 
 # --- the cluster ----------------------------------------------------------------------------
+
 
 class Background:
     _n = 0
@@ -360,38 +228,6 @@ class Node:
         return "\n".join(out)
 
 
-def _pidns(unshare_pid):
-    """The PID namespace of unshare's child, once it is in its own (not unshare's)."""
-    try:
-        child = children(unshare_pid)
-        ns = os.readlink(f"/proc/{child[0]}/ns/pid") if child else None
-        return ns if ns and ns != os.readlink(f"/proc/{unshare_pid}/ns/pid") else None
-    except OSError:
-        return None
-
-
-def _comm(pid):
-    try:
-        with open(f"/proc/{pid}/comm") as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-
-def _gone(pid):
-    """Exited: no such process, or a zombie (this test is the namespace's PID 1 and leaves the
-    zombies of orphans alone: reaping them would race subprocess's own waits)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
-
-
-def _wait_gone(pids, timeout=60):
-    wait_for(lambda: all(_gone(p) for p in pids), timeout, "a node's processes to exit")
-
-
 def _ray_logs(node_dir):
     # session_latest points at /tmp/ray/session_… as the node sees its /tmp: resolve it here.
     latest = os.path.join(node_dir, "tmp", "ray", "session_latest")
@@ -511,104 +347,3 @@ def _take_slots(n):
     if _next_slot > 240:
         raise RuntimeError("out of node slots (addresses 10.77.0.10-250)")
     return first
-
-
-# --- a TCP relay that counts what the server sends -------------------------------------------
-
-class ByteCounter:
-    """Listens on 127.0.0.1:<port> and relays to `target`; counts the bytes the server sent."""
-
-    def __init__(self, target_host, target_port):
-        self.target = (target_host, target_port)
-        self.server = socket.socket()
-        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.server.bind(("127.0.0.1", 0))
-        self.server.listen(64)
-        self.port = self.server.getsockname()[1]
-        self.lock = threading.Lock()
-        self.from_server = 0
-        self.connections = 0
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def reset(self):
-        with self.lock:
-            self.from_server = 0
-            self.connections = 0
-
-    def total(self):
-        with self.lock:
-            return self.from_server
-
-    def _accept(self):
-        while True:
-            client, _ = self.server.accept()
-            upstream = socket.create_connection(self.target)
-            with self.lock:
-                self.connections += 1
-            threading.Thread(target=self._pipe, args=(client, upstream, False), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(upstream, client, True), daemon=True).start()
-
-    def _pipe(self, src, dst, count):
-        try:
-            while True:
-                data = src.recv(65536)
-                if not data:
-                    break
-                if count:
-                    with self.lock:
-                        self.from_server += len(data)
-                dst.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for s in (src, dst):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-
-# --- running a test file --------------------------------------------------------------------
-
-def main(*tests):
-    """The ctest contract: 0 pass, 1 fail, 125 skip with one line. Runs `tests` in order, in the
-    private namespaces."""
-    try:
-        enter_namespaces()
-        for test in tests:
-            print(f"--- {test.__name__}", flush=True)
-            t0 = time.monotonic()
-            test()
-            print(f"--- {test.__name__}: ok ({time.monotonic() - t0:.0f}s)", flush=True)
-    except Skip as e:
-        print(f"SKIP: {e}")
-        sys.exit(125)
-    except NotInstalled as e:
-        print(f"FAIL: {e}", file=sys.stderr)
-        sys.exit(1)
-    except Exception:
-        import traceback
-        traceback.print_exc()
-        _keep_work()
-        sys.exit(1)
-    sys.exit(0)
-
-
-WORK_ROOT = "/run/raylaunch-tests"
-
-
-def work_dir(name):
-    """A directory of this test in the namespace's private /run (gone with the namespace; not
-    under /tmp, which each node replaces with its own, so that paths here mean the same in nodes)."""
-    path = os.path.join(WORK_ROOT, name)
-    os.makedirs(path, exist_ok=True)
-    return path
-
-
-def _keep_work():
-    """RAYLAUNCH_KEEP_WORK=DIR: a failed test's work (nodes' /tmp/ray logs included) copied there."""
-    keep = os.environ.get("RAYLAUNCH_KEEP_WORK")
-    if keep and os.path.isdir(WORK_ROOT):
-        shutil.copytree(WORK_ROOT, keep, dirs_exist_ok=True, symlinks=True,
-                        ignore=shutil.ignore_patterns("sockets", "*.sock"), ignore_dangling_symlinks=True)
-        print(f"work kept in {keep}", file=sys.stderr)

@@ -33,10 +33,18 @@ def finished(node, timeout=180):
         return node.proc.returncode, f.read()
 
 
+def sized_by_raylaunch(node):
+    """The node's `raylaunch run` environment without the test's fixed --object-store-memory."""
+    env = node.raylaunch_env(nodes=1)
+    env["RAYLAUNCH_RAY_ARGS"] = " ".join(a for a in env["RAYLAUNCH_RAY_ARGS"].split()
+                                         if not a.startswith("--object-store-memory"))
+    return env
+
+
 def plan_json(c, name, env, shm, stale):
     """`raylaunch plan --output json` as the pod's PID 1 (so it sees the pod's /dev/shm)."""
     node = c.add_node(name, head=True, shm=shm, stale_shm=stale)
-    node.env.update(node.raylaunch_env(nodes=1))
+    node.env.update(sized_by_raylaunch(node))
     node.env.update(env)
     node.start(["sh", "-c", 'exec "$0" plan --output json >/tmp/plan.json', c.raylaunch_bin])
     rc_, log = finished(node)
@@ -88,12 +96,7 @@ def test_leftovers_in_shm():
                "the plan sees the leftovers", json.dumps(verdict))
 
         head = c.add_node("training-1", head=True, shm=shm, stale_shm=stale)
-        env = head.raylaunch_env(nodes=1)
-        env["HOSTNAME"] = "training-0"
-        env["RAYLAUNCH_SHM_MIN"] = "512Mi"
-        env["RAYLAUNCH_RAY_ARGS"] = " ".join(a for a in env["RAYLAUNCH_RAY_ARGS"].split()
-                                             if not a.startswith("--object-store-memory"))
-        head.env.update(env)
+        head.env.update(sized_by_raylaunch(head), HOSTNAME="training-0", RAYLAUNCH_SHM_MIN="512Mi")
         head.start([c.raylaunch_bin, "run", "--", "true"])
         code, log = finished(head)
         expect(code == 0, "raylaunch run with the leftovers in /dev/shm", log[-3000:])
