@@ -4,7 +4,6 @@
 #include <cctype>
 
 #include "gcs/live_token.hpp"
-
 #include "util/host_fs.hpp"
 #include "util/parse.hpp"
 #include "util/redact.hpp"

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "util/env_map.hpp"
+#include "plan/venv.hpp"
 #include "util/fatal.hpp"
 #include "util/host_fs.hpp"
 
@@ -72,10 +72,7 @@ PodFacts gather_pod_facts(const Config& config, const EnvMap& env, const util::P
     facts.venv_has_bin = ::stat((*config.venv + "/bin").c_str(), &st) == 0 && S_ISDIR(st.st_mode);
   }
   if (config.redis_address && config.redis_username) {
-    // `ray` as `run` will find it: the venv's bin first on PATH (venv.cpp).
-    const std::string path = (config.venv ? *config.venv + "/bin:" : std::string()) + util::env_value(env, "PATH");
-    facts.ray_install = find_ray_install(config.ray, path);
-    facts.ray_install_looked_up = true;
+    facts.ray_install = find_ray_install(config.ray, child_path(config.venv, env));  // `ray` as `run` finds it
   }
   return facts;
 }

@@ -56,7 +56,6 @@ struct PodFacts {
   // The installed Ray's version, looked up only where a plan depends on it (REDIS_USERNAME: `ray
   // start --redis-username` exists from Ray 2.41); nullopt when not looked up or not found.
   std::optional<RayInstall> ray_install;
-  bool ray_install_looked_up = false;
 };
 
 // Only what resolve_identity() reads: env, hostname, /etc/hosts and /etc/resolv.conf under
