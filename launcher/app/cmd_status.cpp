@@ -30,25 +30,17 @@ int cmd_status(const Invocation& inv) {
   const GcsTarget target = resolve_gcs_target(inv.config, inv.env);
   gcs::GcsClient client(target.address, credentials);
   const bool json = inv.config.output == OutputFormat::json;
-  if (inv.config.status_count) {
-    // Ray >= 2.51 lists ALIVE addresses without the rest of each row; older ones the whole table.
-    auto light = client.get_alive_node_addresses(k_status_timeout);
-    if (!light && light.error().unimplemented()) {
-      light = client.get_all_node_info(k_status_timeout);
-    }
-    if (!light) {
-      fail(target, light.error(), credentials);
-    }
-    const std::string text = gcs::render_status_count(light.value(), target.address, json);
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return exit_code::ok;
-  }
+  // --count asks for the same table: only names tell a pod restarted on a new IP from two pods.
+  // The lighter GetAllNodeAddressAndLiveness (Ray >= 2.51) has addresses only, and Ray keeps a
+  // crashed pod's old row ALIVE for 14 s (same IP) to 30-63 s (IP gone; Ray 2.60.0, docs/compat.md):
+  // counted by address, that pod counted twice.
   const auto table = client.get_all_node_info(k_status_timeout);
   if (!table) {
     fail(target, table.error(), credentials);
   }
-  const std::string text = json ? gcs::render_status_json(table.value(), target.address)
-                                : gcs::render_status_text(table.value(), target.address);
+  const std::string text = inv.config.status_count ? gcs::render_status_count(table.value(), target.address, json)
+                           : json                  ? gcs::render_status_json(table.value(), target.address)
+                                                   : gcs::render_status_text(table.value(), target.address);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return exit_code::ok;
 }

@@ -49,7 +49,7 @@ struct Config {
   std::string host_root;
   std::optional<net::HostPort> address;
   std::chrono::milliseconds probe_timeout{0};
-  bool status_count = false;                   // status --count: the count alone, from the lightest call
+  bool status_count = false;                   // status --count: the count of ALIVE pods alone
   bool use_tls = false;                        // RAY_USE_TLS: mutual TLS to Ray's GCS and raylets
   std::optional<std::string> tls_server_cert;  // RAY_TLS_SERVER_CERT (a path; contents read by gcs/)
   std::optional<std::string> tls_server_key;   // RAY_TLS_SERVER_KEY

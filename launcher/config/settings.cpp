@@ -35,7 +35,7 @@ const std::vector<SettingSpec>& setting_specs() {
       {"ray_args", "--ray-args", "RAYLAUNCH_RAY_ARGS", "", "none",
        "extra `ray start` arguments, space-separated; appended, and they win (except the options raylaunch owns)"},
       {"object_store_memory", "--object-store-memory", "RAYLAUNCH_OBJECT_STORE_MEMORY", "",
-       "/dev/shm minus headroom for NCCL and DataLoader", "Ray object store size (bytes, 56Gi, 60G)"},
+       "free /dev/shm minus headroom for NCCL and DataLoader", "Ray object store size (bytes, 56Gi, 60G)"},
       {"venv", "--venv", "RAYLAUNCH_VENV", "", "none",
        "a Python virtualenv: <venv>/bin goes first on PATH and VIRTUAL_ENV is set, for ray start and the command"},
       // Node checks.
@@ -59,7 +59,7 @@ const std::vector<SettingSpec>& setting_specs() {
        .env = "RAYLAUNCH_STATUS_COUNT",
        .default_value = "false",
        .default_note = "",
-       .help = "status: print only the count of ALIVE nodes, from the lightest call the GCS has",
+       .help = "status: print only the count of ALIVE pods, counted by node name as wait counts them",
        .bare_flag = true},
       // Ray's TLS (ray_config_def.h USE_TLS, TLS_SERVER_CERT, TLS_SERVER_KEY, TLS_CA_CERT): Ray's own
       // names, so one set of variables configures Ray and raylaunch alike.

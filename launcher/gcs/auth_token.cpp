@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "gcs/live_token.hpp"
 #include "util/host_fs.hpp"
 #include "util/parse.hpp"
 #include "util/redact.hpp"
@@ -53,11 +54,11 @@ struct Found {
   std::string problem;
 };
 
-Found checked(std::string token, std::string source) {
+Found checked(std::string token, std::string source, std::string path = "") {
   if (const std::string problem = token_problem(token); !problem.empty()) {
     return {std::nullopt, source + ": the token is not usable: " + problem};
   }
-  return {AuthToken{std::move(token), std::move(source)}, ""};
+  return {AuthToken{std::move(token), std::move(source), std::move(path)}, ""};
 }
 
 // The first line of `path`, trimmed, as Ray's ReadTokenFromFile + TrimWhitespace read it.
@@ -71,7 +72,7 @@ std::optional<std::string> first_line(const std::string& path, std::string* why)
   return std::string(util::trim(std::string_view(*text).substr(0, text->find('\n'))));
 }
 
-// An optional source (the service-account token, ~/.ray/auth_token): absent or empty means "look
+// An optional source (a service-account token, ~/.ray/auth_token): absent or empty means "look
 // further", as in Ray; a token that is there but not usable is still a problem.
 Found optional_file(const std::string& path, const std::string& source) {
   std::string why;
@@ -79,27 +80,40 @@ Found optional_file(const std::string& path, const std::string& source) {
   if (!line || line->empty()) {
     return {};
   }
-  return checked(std::move(*line), source);
+  return checked(std::move(*line), source, path);
 }
 
-Found find_token(const util::EnvMap& env, const TokenPaths& paths) {
-  // Surrounding whitespace is never part of a token; a Secret file or `echo` often ends in "\n".
-  if (std::string direct(util::trim(util::env_value(env, k_token_env))); !direct.empty()) {
+Found find_token(const util::EnvMap& env, const TokenPaths& paths, const std::string& mode) {
+  // Ray takes RAY_AUTH_TOKEN when it is set and not empty, and trims it only then: spaces alone
+  // are an empty token from this source, not a reason to look further (TryLoadTokenFromSources).
+  if (const std::string raw = util::env_value(env, k_token_env); !raw.empty()) {
+    std::string direct(util::trim(raw));
+    if (direct.empty()) {
+      return {std::nullopt, std::string(k_token_env) +
+                                ": the token is not usable: it holds only whitespace (Ray takes RAY_AUTH_TOKEN "
+                                "whenever it is set and not empty, and looks no further; unset it or set the token)"};
+    }
     return checked(std::move(direct), k_token_env);
   }
   if (const std::string path = util::env_value(env, k_token_path_env); !path.empty()) {
     const std::string source = std::string(k_token_path_env) + "=" + util::printable(path);
-    std::string why;
-    auto line = first_line(path, &why);
-    if (!line) {
-      return {std::nullopt, source + ": cannot read the token file: " + why + " (mount the Secret there, or unset " +
-                                k_token_path_env + ")"};
+    auto token = read_token_file(path, source);
+    if (!token) {
+      return {std::nullopt, token.error()};
     }
-    return checked(std::move(*line), source);
+    return {AuthToken{std::move(token).value(), source, path}, ""};
   }
-  if (ray_bool(util::env_value(env, k_k8s_env))) {
-    Found f = optional_file(paths.k8s_service_account,
-                            "the service-account token " + util::printable(paths.k8s_service_account));
+  // Kubernetes token mode. Ray 2.55+: RAY_ENABLE_K8S_TOKEN_AUTH and its own projected token; Ray
+  // 2.52-2.53: RAY_AUTH_MODE=k8s and the API server's token (#58497, replaced by #59621).
+  std::optional<std::pair<std::string, std::string>> k8s;
+  if (mode == "k8s") {
+    k8s.emplace(paths.k8s_service_account, "the service-account token " + util::printable(paths.k8s_service_account));
+  } else if (ray_bool(util::env_value(env, k_k8s_env))) {
+    k8s.emplace(paths.ray_service_account,
+                "the Ray service-account token " + util::printable(paths.ray_service_account));
+  }
+  if (k8s) {
+    Found f = optional_file(k8s->first, k8s->second);
     if (f.token || !f.problem.empty()) {
       return f;
     }
@@ -110,6 +124,20 @@ Found find_token(const util::EnvMap& env, const TokenPaths& paths) {
 }
 
 }  // namespace
+
+util::Result<std::string> read_token_file(const std::string& path, const std::string& source) {
+  using R = util::Result<std::string>;
+  std::string why;
+  auto line = first_line(path, &why);
+  if (!line) {
+    return R::failure(source + ": cannot read the token file: " + why + " (mount the Secret there, or unset " +
+                      k_token_path_env + ")");
+  }
+  if (const std::string problem = token_problem(*line); !problem.empty()) {
+    return R::failure(source + ": the token is not usable: " + problem);
+  }
+  return std::move(*line);
+}
 
 util::Result<TokenLookup> load_auth_token(const util::EnvMap& env, const TokenPaths& paths) {
   using R = util::Result<TokenLookup>;
@@ -123,7 +151,7 @@ util::Result<TokenLookup> load_auth_token(const util::EnvMap& env, const TokenPa
   if (lookup.mode == AuthMode::disabled) {
     return lookup;  // Ray's clients send no token then, and read no token file
   }
-  Found found = find_token(env, paths);
+  Found found = find_token(env, paths, mode);
   if (lookup.mode == AuthMode::token) {
     if (!found.problem.empty()) {
       return R::failure(found.problem);
@@ -136,6 +164,7 @@ util::Result<TokenLookup> load_auth_token(const util::EnvMap& env, const TokenPa
   }
   if (found.token) {
     util::add_secret(found.token->value);
+    lookup.live = std::make_shared<LiveToken>(*found.token);
   }
   lookup.token = std::move(found.token);
   lookup.unusable = std::move(found.problem);

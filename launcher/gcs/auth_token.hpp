@@ -1,4 +1,5 @@
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -12,7 +13,10 @@ namespace launcher::gcs {
 struct AuthToken {
   std::string value;
   std::string source;  // "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH=/etc/ray/token", "~/.ray/auth_token (/root/…)"
+  std::string path;    // the file it was read from, re-read when it changes (LiveToken); "" for RAY_AUTH_TOKEN
 };
+
+class LiveToken;
 
 // RAY_AUTH_MODE as Ray reads it (authentication_mode.cc: lowercased, "token" or anything else
 // = disabled), with "unset" kept apart: since Ray 2.59 a head started without RAY_AUTH_MODE turns
@@ -24,13 +28,18 @@ enum class AuthMode { unset, token, disabled };
 // set but unusable is not an error until the GCS asks for a token: `unusable` says why then.
 struct TokenLookup {
   AuthMode mode = AuthMode::unset;
-  std::optional<AuthToken> token;
-  std::string unusable;  // "RAY_AUTH_TOKEN_PATH=/x: cannot read the token file: …"; "" when none
+  std::optional<AuthToken> token;  // as first read: its source names it in messages
+  std::string unusable;            // "RAY_AUTH_TOKEN_PATH=/x: cannot read the token file: …"; "" when none
+  // What calls send: `token`, followed across rotations of its file (null without a token).
+  std::shared_ptr<LiveToken> live;
 };
 
-// Where Ray looks for the pod's Kubernetes service-account token (k8s_constants.h kK8sSaTokenPath);
-// a parameter so that tests can point it elsewhere.
+// Where Ray looks for Kubernetes tokens (k8s_constants.h); parameters so that tests can point them
+// elsewhere. Ray 2.55+ (RAY_ENABLE_K8S_TOKEN_AUTH) reads kRaySaTokenPath, a projected token of
+// audience ray.io (KubeRay mounts it), never the API server's token: that one goes to the API
+// server only, in Ray's TokenReview calls. Ray 2.52-2.53's RAY_AUTH_MODE=k8s read kK8sSaTokenPath.
 struct TokenPaths {
+  std::string ray_service_account = "/var/run/secrets/ray.io/serviceaccount/token";
   std::string k8s_service_account = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 };
 
@@ -39,11 +48,14 @@ struct TokenPaths {
 inline constexpr std::size_t k_max_token_bytes = 64 * 1024;
 
 // Finds the token where Ray's loader finds it, in Ray's order
-// (src/ray/rpc/authentication/authentication_token_loader.cc, TryLoadTokenFromSources):
-//   1. RAY_AUTH_TOKEN (trimmed; empty = unset);
+// (src/ray/rpc/authentication/authentication_token_loader.cc, TryLoadTokenFromSources, ray 2.60.0):
+//   1. RAY_AUTH_TOKEN when set and not empty, then trimmed: a value of only whitespace is an empty
+//      token from this source (an error), never a fall-through;
 //   2. the first line, trimmed, of the file named by RAY_AUTH_TOKEN_PATH; unreadable or empty is
 //      an error there, never a fall-through;
-//   3. with RAY_ENABLE_K8S_TOKEN_AUTH=1|true, the pod's service-account token (absent: next);
+//   3. Kubernetes token mode (absent or empty: next): with RAY_ENABLE_K8S_TOKEN_AUTH=1|true
+//      (Ray 2.55+), Ray's projected token (TokenPaths::ray_service_account); with
+//      RAY_AUTH_MODE=k8s (Ray 2.52-2.53), the pod's service-account token;
 //   4. the first line of ~/.ray/auth_token ($HOME; "./.ray/auth_token" without one, as Ray).
 // RAY_AUTH_MODE=token: a problem with the sources, or no token at all, is an error (Ray's
 // processes refuse to start then, too). RAY_AUTH_MODE=disabled: nothing is read, nothing sent.
@@ -51,5 +63,9 @@ inline constexpr std::size_t k_max_token_bytes = 64 * 1024;
 // a UTF-8 BOM or a control byte would make gRPC abort the process). Errors name the variable and
 // the path, never the token.
 util::Result<TokenLookup> load_auth_token(const util::EnvMap& env, const TokenPaths& paths = {});
+
+// The first line of `path`, trimmed, if it can be Ray's token; else why not (never the token).
+// `source` names it in the error. How every file source is read, and re-read (LiveToken).
+util::Result<std::string> read_token_file(const std::string& path, const std::string& source);
 
 }  // namespace launcher::gcs

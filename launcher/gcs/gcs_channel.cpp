@@ -6,6 +6,7 @@
 
 #include <array>
 
+#include "gcs/live_token.hpp"
 #include "util/redact.hpp"
 
 namespace launcher::gcs {
@@ -93,9 +94,9 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& target, const Tls
 
 void prepare_call(grpc::ClientContext& context, std::chrono::milliseconds timeout, const Credentials& credentials) {
   context.set_deadline(std::chrono::system_clock::now() + timeout);
-  if (const auto& token = credentials.token()) {
+  if (credentials.auth.live) {
     // Ray: kAuthTokenKey "authorization", kBearerPrefix "Bearer " (authentication_token.h).
-    context.AddMetadata("authorization", "Bearer " + token->value);
+    context.AddMetadata("authorization", "Bearer " + credentials.auth.live->value());
   }
 }
 

@@ -59,7 +59,8 @@ struct AliveCount {
 };
 
 // Counts ALIVE rows once per pod: a restarted pod gets a new NodeID while its old row stays
-// ALIVE until the GCS health check gives up (~20 s), so rows are deduplicated by pod_key().
+// ALIVE until the GCS health check gives up (14 s on the same IP, 30-63 s when the IP is gone, on
+// Ray 2.60.0 with its default health check: docs/compat.md), so rows are deduplicated by pod_key().
 // `expected`: pod names the caller expects (may be empty: then nothing is "missing"); ignored for
 // a table without names.
 AliveCount count_alive(const NodeTable& table, const std::vector<std::string>& expected);

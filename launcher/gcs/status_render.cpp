@@ -100,8 +100,12 @@ std::string render_status_count(const NodeTable& table, const std::string& addre
   const AliveCount count = count_alive(table, {});
   const char* by = table.has_names ? "node_name" : "address";
   if (!json) {
-    return fmt::format("{} alive ({} ALIVE rows, counted by {})\n", count.distinct_alive(), count.alive_entries,
-                       table.has_names ? "node name" : "node address");
+    std::string text = fmt::format("{} alive ({} ALIVE rows, counted by {}", count.distinct_alive(),
+                                   count.alive_entries, table.has_names ? "node name" : "node address");
+    if (!count.duplicated.empty()) {
+      text += "; counted once despite a stale ALIVE row: " + name_list(count.duplicated, 10);
+    }
+    return text + ")\n";
   }
   util::Json doc;
   doc["address"] = address;

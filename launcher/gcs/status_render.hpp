@@ -15,10 +15,12 @@ std::string render_status_text(const NodeTable& table, const std::string& addres
 // "end_time_ms", "death_reason"}]}; rows in the same order as the text.
 std::string render_status_json(const NodeTable& table, const std::string& address);
 
-// `status --count`: the count of ALIVE pods alone. From a table without names (Ray ≈2.51+'s light
-// call) pods are counted by IP: a pod restarted in the last ~20 s may count twice until the GCS
-// marks its old row DEAD. Text: "3 alive (3 ALIVE rows, counted by node address)\n"; JSON:
-// {"address", "alive", "alive_entries", "counted_by": "node_name"|"address"}.
+// `status --count`: the count of ALIVE pods alone, as `wait` counts them: once per node_name, so a
+// restarted pod whose old row is still ALIVE counts once. A table without names (the light RPC's)
+// can only be counted by IP, which counts such a pod twice; `status` never renders one, and says
+// "counted by node address" if a caller does. Text: "3 alive (4 ALIVE rows, counted by node name;
+// counted once despite a stale ALIVE row: training-1)\n"; JSON: {"address", "alive",
+// "alive_entries", "counted_by": "node_name"|"address"}.
 std::string render_status_count(const NodeTable& table, const std::string& address, bool json);
 
 // "2026-11-30T05:48:15Z" for Unix milliseconds; "-" for 0 (not set).

@@ -2,6 +2,9 @@
 
 #include <tuple>
 
+#include "util/fatal.hpp"
+#include "util/strings.hpp"
+
 namespace launcher {
 
 namespace {
@@ -22,9 +25,34 @@ EnvVar from_setting(const Config& config, const char* key, const std::string& na
   return {name, value, Origin::raylaunch, reason + (source == "default" ? "" : " (from " + source + ")")};
 }
 
+// `ray start --redis-username` arrived in Ray 2.41 (ray-project/ray#48225); 2.40's click parser
+// rejects it ("No such option"), after the Redis preflight, in a pod that then restarts forever.
+constexpr int k_username_major = 2;
+constexpr int k_username_minor = 41;
+
+void check_redis_username(const Config& config, const std::optional<RayInstall>& ray, GcsFtPlan& out) {
+  const std::string setting = config.source_of("redis_username");
+  if (!ray) {
+    out.checks.push_back({"gcs-ft:redis-username", CheckStatus::warn,
+                          setting + " is set, and the installed Ray's version could not be read (no "
+                                    "ray-*.dist-info/METADATA beside the ray script): `ray start --redis-username` "
+                                    "exists from Ray 2.41",
+                          "use Ray 2.41 or later, or leave " + setting + " unset (Redis' default user)"});
+    return;
+  }
+  if (!ray->at_least(k_username_major, k_username_minor)) {
+    throw Fatal(exit_code::usage,
+                setting + "=" + util::printable(*config.redis_username) + ": the installed Ray " +
+                    util::printable(ray->version) + " (" + util::printable(ray->metadata) +
+                    ") has no `ray start --redis-username` (added in Ray 2.41): use Ray 2.41 or later, or unset " +
+                    setting + " and give Redis' default user the password");
+  }
+}
+
 }  // namespace
 
-GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap& user_env) {
+GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap& user_env,
+                      const std::optional<RayInstall>& ray) {
   GcsFtPlan out;
   if (!config.redis_address) {
     return out;
@@ -47,6 +75,9 @@ GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap&
   out.env.push_back(from_setting(config, "storage_namespace", "RAY_external_storage_namespace",
                                  config.storage_namespace, user_env,
                                  "this cluster's keys in Redis are RAY" + config.storage_namespace + "@<table>"));
+  if (config.redis_username && config.redis_password) {
+    check_redis_username(config, ray, out);
+  }
   out.preflight = WaitForRedis{*config.redis_address, config.redis_username, config.redis_password.has_value(),
                                config.storage_namespace, config.join_timeout, std::nullopt};
   if (config.redis_tls.enabled) {

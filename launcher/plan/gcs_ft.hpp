@@ -7,6 +7,7 @@
 #include "plan/check.hpp"
 #include "plan/env_var.hpp"
 #include "plan/pod_identity.hpp"
+#include "plan/ray_install.hpp"
 
 namespace launcher {
 
@@ -21,7 +22,11 @@ struct GcsFtPlan {
 // Head: RAY_REDIS_ADDRESS and RAY_external_storage_namespace for `ray start` (Ray reads them
 // from its environment; a value given as a flag must reach it too), and the Redis preflight.
 // Workers: RAY_gcs_rpc_server_reconnect_timeout_s=600 unless the user set it.
-GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap& user_env);
+// `ray` is the installed Ray (PodFacts::ray_install): a head given REDIS_USERNAME with a Ray
+// older than 2.41, whose `ray start` has no --redis-username, is refused (Fatal 64) before
+// anything starts; an unknown version is a warning.
+GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap& user_env,
+                      const std::optional<RayInstall>& ray = std::nullopt);
 
 // The `ray start` options that carry the credentials to the head's GCS (Ray reads no
 // environment variable for them): --redis-username=…, --redis-password=…. The password is

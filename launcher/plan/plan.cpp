@@ -4,6 +4,7 @@
 #include "plan/fabric_env.hpp"
 #include "plan/gcs_ft.hpp"
 #include "plan/node_checks.hpp"
+#include "plan/object_store.hpp"
 #include "plan/venv.hpp"
 #include "util/exit_codes.hpp"
 
@@ -63,10 +64,11 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   FabricEnv fabric = fabric_env(plan.identity, facts.node, facts.env, config.checks);
   const std::size_t fabric_at = plan.env.size();
   plan.env.insert(plan.env.end(), fabric.vars.begin(), fabric.vars.end());
-  GcsFtPlan gcs_ft = plan_gcs_ft(config, plan.identity, facts.env);
+  GcsFtPlan gcs_ft = plan_gcs_ft(config, plan.identity, facts.env, facts.ray_install);
   plan.env.insert(plan.env.end(), gcs_ft.env.begin(), gcs_ft.env.end());
   if (config.checks != ChecksPolicy::off) {
     plan.checks = node_checks(facts.node, facts.limits, expect);
+    plan.checks.push_back(check_object_store(plan.object_store, facts.node, facts.env));
     plan.checks.insert(plan.checks.end(), fabric.warnings.begin(), fabric.warnings.end());
     // The image is read only now, only with EFA, as NCCL would see it under this plan's env.
     EnvMap child = plan.child_env(facts.env);

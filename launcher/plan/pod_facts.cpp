@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "plan/venv.hpp"
 #include "util/fatal.hpp"
 #include "util/host_fs.hpp"
 
@@ -69,6 +70,9 @@ PodFacts gather_pod_facts(const Config& config, const EnvMap& env, const util::P
   if (config.venv) {
     struct stat st {};
     facts.venv_has_bin = ::stat((*config.venv + "/bin").c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  }
+  if (config.redis_address && config.redis_username) {
+    facts.ray_install = find_ray_install(config.ray, child_path(config.venv, env));  // `ray` as `run` finds it
   }
   return facts;
 }

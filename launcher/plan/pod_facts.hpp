@@ -7,6 +7,7 @@
 #include "config/config.hpp"
 #include "plan/fabric_facts.hpp"
 #include "plan/node_facts_devices.hpp"
+#include "plan/ray_install.hpp"
 #include "util/env_map.hpp"
 #include "util/process_limits.hpp"
 
@@ -54,6 +55,9 @@ struct PodFacts {
   NodeFacts node;
   util::ProcessLimits limits;   // this process's own limits (getrlimit), never a fake tree's
   bool venv_has_bin = false;    // <venv>/bin is a directory (only looked at with a venv)
+  // The installed Ray's version, looked up only where a plan depends on it (REDIS_USERNAME: `ray
+  // start --redis-username` exists from Ray 2.41); nullopt when not looked up or not found.
+  std::optional<RayInstall> ray_install;
 };
 
 // Only what resolve_identity() reads: env, hostname, /etc/hosts and /etc/resolv.conf under

@@ -5,6 +5,13 @@
 
 namespace launcher {
 
+std::string child_path(const std::optional<std::string>& venv, const EnvMap& env) {
+  // The PATH a container starts with when the image sets none (runc's default).
+  const std::string user_path = util::env_value(env, "PATH");
+  const std::string path = user_path.empty() ? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" : user_path;
+  return venv ? *venv + "/bin:" + path : path;
+}
+
 std::vector<EnvVar> venv_env(const Config& config, const PodFacts& facts) {
   if (!config.venv) {
     return {};
@@ -15,11 +22,8 @@ std::vector<EnvVar> venv_env(const Config& config, const PodFacts& facts) {
                                               "a virtualenv directory with a bin/ directory; " + venv +
                                                   "/bin does not exist in this image"));
   }
-  // The PATH a container starts with when the image sets none (runc's default).
-  const std::string user_path = util::env_value(facts.env, "PATH");
-  const std::string path = user_path.empty() ? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" : user_path;
   return {
-      {"PATH", venv + "/bin:" + path, Origin::raylaunch,
+      {"PATH", child_path(config.venv, facts.env), Origin::raylaunch,
        "the venv's bin first, as its activate script does: `ray` and `python3` are the venv's"},
       {"VIRTUAL_ENV", venv, Origin::raylaunch, "the active virtualenv, as its activate script sets it"},
   };

@@ -1,4 +1,6 @@
 #pragma once
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "config/config.hpp"
@@ -12,5 +14,9 @@ namespace launcher {
 // launch command are the venv's (RLinf images activate theirs only in ~/.bashrc, which an
 // exec'd argv never reads). Empty without --venv. Throws Fatal(64) when <venv>/bin is missing.
 std::vector<EnvVar> venv_env(const Config& config, const PodFacts& facts);
+
+// The PATH `ray start` and the command run with: <venv>/bin first when there is a venv, then the
+// pod's PATH, or the one a container starts with when the image sets none (runc's default).
+std::string child_path(const std::optional<std::string>& venv, const EnvMap& env);
 
 }  // namespace launcher

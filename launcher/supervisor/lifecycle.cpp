@@ -259,13 +259,13 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
         if (e.code == 0 && m_s.on_success == OnSuccess::stay) {
           m_phase = Phase::staying;
           m_stay_after_command = true;
-          out.emplace_back(Log{Log::Level::info, "command exited 0 after " + util::format_elapsed(e.ran) +
+          out.emplace_back(Log{Log::Level::info, "command exited 0 after " + util::format_elapsed(e.ran.value_or(std::chrono::milliseconds(0))) +
                                                      "; staying up (--on-success stay): Ray and the probes stay "
                                                      "healthy, nothing reruns; delete the StatefulSet to end the run"});
         } else {
           m_phase = Phase::stopping;
           m_exit_code = e.code;
-          m_reason = with_detail("command " + e.how + (e.ran.count() > 0 ? " after " + util::format_elapsed(e.ran) : ""),
+          m_reason = with_detail("command " + e.how + (e.ran ? " after " + util::format_elapsed(*e.ran) : ""),
                                  e.detail);
         }
         if (e.group_left > 0) {

@@ -68,7 +68,7 @@ struct ChildExited {
   Child which = Child::ray;
   int code = 0;                 // exit code, or 128 + signal
   std::string how;              // "exited with 3", "killed by SIGKILL"
-  std::chrono::milliseconds ran{0};
+  std::optional<std::chrono::milliseconds> ran;  // how long it ran; none when it never started
   std::string detail;           // e.g. Ray's last output lines, or why exec failed
   int group_left = 0;           // live processes still in its process group (it led one)
 };

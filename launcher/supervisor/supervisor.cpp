@@ -276,7 +276,7 @@ struct Supervisor::Impl {
     auto child = spawn_child(request_of(s.which));
     if (!child) {
       spdlog::error("{} could not be started: {}", child_name(s.which), child.error().message);
-      post_event(ChildExited{s.which, child.error().code, "could not be started", std::chrono::milliseconds(0),
+      post_event(ChildExited{s.which, child.error().code, "could not be started", std::nullopt,
                              child.error().message, 0});
       return;
     }
@@ -315,13 +315,13 @@ struct Supervisor::Impl {
           apply(ExecCommand{});  // a forwarded signal had no one to go to: try again
         } else {
           dispatch(ChildExited{Child::command, exit_code::killed_by(signo), "was not started",
-                               std::chrono::milliseconds(0), util::signal_name(signo) + " came first", 0});
+                               std::nullopt, util::signal_name(signo) + " came first", 0});
         }
       });
       return;
     }
     spdlog::error("the command could not be executed: {}", attempt.error.message);
-    post_event(ChildExited{Child::command, attempt.error.code, "could not be executed", std::chrono::milliseconds(0),
+    post_event(ChildExited{Child::command, attempt.error.code, "could not be executed", std::nullopt,
                            attempt.error.message, 0});
   }
 

@@ -88,6 +88,7 @@ WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock
   ThrottledLog progress(options.progress_every);
   ThrottledLog trouble(options.progress_every);
   Attempt::Kind last = Attempt::Kind::failed;
+  bool last_cut_short = false;  // the deadline itself ended the last attempt, which then failed
 
   for (Clock::TimePoint now = start; now < deadline; now = clock.now()) {
     if (stop.stop_requested()) {
@@ -100,6 +101,7 @@ WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock
     ++report.attempts;
     report.last_line = a.line;
     last = a.kind;
+    last_cut_short = timeout < options.attempt_timeout && after >= deadline;
     std::chrono::milliseconds delay{0};
     switch (a.kind) {
       case Attempt::Kind::done:
@@ -143,7 +145,10 @@ WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock
     }
   }
   if (report.end != WaitEnd::stopped) {
-    report.end = last == Attempt::Kind::waiting ? WaitEnd::not_ready : WaitEnd::unreachable;
+    // An attempt the deadline cut short says nothing new: the answer before it stands (a GCS that
+    // answered every poll is not "unreachable" because the deadline fell in the middle of one).
+    const bool answered_last = last == Attempt::Kind::waiting || (last_cut_short && report.answered);
+    report.end = answered_last ? WaitEnd::not_ready : WaitEnd::unreachable;
   }
   report.elapsed = ms_between(start, clock.now());
   return report;

@@ -35,7 +35,8 @@ struct WaitOptions {
 
 enum class WaitEnd {
   ready,        // an attempt said done
-  not_ready,    // the deadline passed; the last attempt was answered (`waiting`)
+  not_ready,    // the deadline passed; the last attempt was answered (`waiting`), or the deadline cut
+                // it short after an earlier one was
   unreachable,  // the deadline passed; the last attempt failed, or none was made
   refused,      // an attempt said refused
   stopped,      // `stop` was requested

@@ -81,6 +81,18 @@ TEST_CASE("ray args split into words and a duration shows its source", "[config]
   CHECK(config({}, {{"RAYLAUNCH_JOIN_TIMEOUT", "10m"}}).source_of("join_timeout") == "RAYLAUNCH_JOIN_TIMEOUT");
 }
 
+TEST_CASE("long values are not cut at 256 bytes and refused", "[config]") {
+  // Ten ports' worth of ray start options, as a node sharing a network namespace needs them.
+  std::string args;
+  for (int i = 0; i < 12; ++i) {
+    args += "--option-number-" + std::to_string(i) + "=value" + std::to_string(i) + " ";
+  }
+  REQUIRE(args.size() > 256);
+  CHECK(config({{"ray_args", args}}).ray_args.size() == 12);
+  const std::string deep = "/opt/" + std::string(300, 'v') + "/venv";
+  CHECK(*config({{"venv", deep}}).venv == deep);
+}
+
 TEST_CASE("addresses: no scheme, no spaces, IPv6 only in brackets", "[config][bad-input]") {
   const std::string expected =
       "(expected HOST:PORT such as training-0.training.ml.svc.cluster.local:6379 (an IPv6 address in brackets: "

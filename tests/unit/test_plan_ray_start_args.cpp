@@ -19,13 +19,6 @@ PodIdentity identity(Role role) {
   return id;
 }
 
-NodeFacts shm(std::uint64_t total, std::optional<std::uint64_t> memory = std::nullopt) {
-  NodeFacts n;
-  n.shm = ShmFacts{total, total, true};
-  n.memory_bytes = memory;
-  return n;
-}
-
 }  // namespace
 
 TEST_CASE("head argv: --head, port, dashboard on all interfaces, pinned raylet port", "[ray-start]") {
@@ -50,24 +43,4 @@ TEST_CASE("user ray start arguments are appended and replace ours", "[ray-start]
                                          "--node-name=training-1", "--node-manager-port=6380",
                                          "--metrics-export-port=8080", "--block",
                                          "--num-gpus=4", "--num-cpus", "90", "--object-store-memory=1000000000"});
-}
-
-TEST_CASE("the object store leaves /dev/shm headroom for NCCL and DataLoader", "[ray-start]") {
-  // 64Gi shm: Ray's default would take 95% of it; we keep 8Gi free.
-  const ObjectStoreSize s64 = plan_object_store(fixtures::config({}), shm(64 * k_gib, 1100 * k_gib));
-  CHECK(s64.bytes == 56 * k_gib);
-  CHECK(s64.reason == "/dev/shm 64Gi minus 8Gi headroom for NCCL and DataLoader");
-  // 1Ti shm: 10% headroom, then Ray's 200 GB cap.
-  CHECK(plan_object_store(fixtures::config({}), shm(1024 * k_gib, 2000 * k_gib)).bytes == 200'000'000'000ULL);
-  // Small shm: at most half for headroom.
-  CHECK(plan_object_store(fixtures::config({}), shm(4 * k_gib)).bytes == 2 * k_gib);
-  // Memory-bound: 30% of memory, Ray's default share.
-  CHECK(plan_object_store(fixtures::config({}), shm(64 * k_gib, 100 * k_gib)).bytes == (30 * k_gib) - (30 * k_gib) % 4096);
-  // Too small for Ray, or no /dev/shm at all: left to Ray.
-  CHECK(plan_object_store(fixtures::config({}), shm(64ULL << 20)).bytes == 0);
-  CHECK(plan_object_store(fixtures::config({}), NodeFacts{}).bytes == 0);
-  // Explicit setting wins.
-  const ObjectStoreSize set = plan_object_store(fixtures::config({{"object_store_memory", "10Gi"}}), shm(64 * k_gib));
-  CHECK(set.bytes == 10 * k_gib);
-  CHECK(set.reason == "set by --object-store-memory");
 }

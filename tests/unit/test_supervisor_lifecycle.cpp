@@ -123,7 +123,8 @@ Settings worker() {
 }
 
 WaitFinished ready(Wait w) { return {w, WaitEnd::ready, "", false}; }
-ChildExited exited(Child c, int code, std::string how, int group_left = 0, std::chrono::milliseconds ran = 0ms) {
+ChildExited exited(Child c, int code, std::string how, int group_left = 0,
+                   std::optional<std::chrono::milliseconds> ran = std::nullopt) {
   return {c, code, std::move(how), ran, "", group_left};
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Ray token auth: raylaunch finds the token where Ray's loader finds it, in Ray's order —
 # RAY_AUTH_TOKEN, the first line of RAY_AUTH_TOKEN_PATH, the pod's service-account token in
-# Kubernetes token mode (RAY_ENABLE_K8S_TOKEN_AUTH), ~/.ray/auth_token — and each source works
+# Kubernetes token mode, ~/.ray/auth_token — and each source works
 # against a GCS with auth on and with auth off. A GCS that requires a token rejects wait/status/
 # probes without it (exit 69 with a hint, probes 1, head liveness excepted). An unreadable token
 # path fails only when a call needs a token, or at once with RAY_AUTH_MODE=token. The token never
@@ -53,25 +53,47 @@ expect_rc 69 "RAY_AUTH_TOKEN before RAY_AUTH_TOKEN_PATH"
 expect_in order.err "the token from RAY_AUTH_TOKEN was refused"
 rm "$HOME/.ray/auth_token"
 
-# Kubernetes token mode: the service-account token, before ~/.ray/auth_token (Ray's precedence 3).
-# Needs a private mount namespace to put a token where Kubernetes mounts it.
+# Kubernetes token mode (Ray's precedence 3), before ~/.ray/auth_token: with RAY_ENABLE_K8S_TOKEN_AUTH
+# (Ray 2.55+) Ray's projected token at the ray.io path, never the API server's token beside it; with
+# RAY_AUTH_MODE=k8s (Ray 2.52-2.53) the API server's service-account token. Needs a private mount
+# namespace to put tokens where Kubernetes mounts them.
 if unshare -m --propagation private true 2>/dev/null; then
   printf '%s\n' "$secret" >"$WORK/sa-token"
+  printf 'the-api-servers-token\n' >"$WORK/api-token"
   printf 'not-this-one\n' >"$HOME/.ray/auth_token"
-  k8s() {  # ENV... -- command in a namespace where the service-account token is mounted
+  k8s() {  # RAY-TOKEN API-TOKEN ENV... -- command in a namespace where those tokens are mounted
     unshare -m --propagation private bash -c '
-      mount -t tmpfs tmpfs /var/run && mkdir -p /var/run/secrets/kubernetes.io/serviceaccount &&
-      cp "$0" /var/run/secrets/kubernetes.io/serviceaccount/token && exec env "$@"' "$WORK/sa-token" "$@"
+      mount -t tmpfs tmpfs /var/run && mkdir -p /var/run/secrets/kubernetes.io/serviceaccount \
+        /var/run/secrets/ray.io/serviceaccount &&
+      { [[ -z "$0" ]] || cp "$0" /var/run/secrets/ray.io/serviceaccount/token; } &&
+      cp "$1" /var/run/secrets/kubernetes.io/serviceaccount/token && shift && exec env "$@"' "$@"
   }
-  k8s RAY_ENABLE_K8S_TOKEN_AUTH=true "$RAYLAUNCH_BIN" wait --address "$auth" --nodes 1 --timeout 5s \
-    --log-level debug >"$WORK/k8s.out" 2>"$WORK/k8s.err" || fail "k8s token mode: exit $?"
-  expect_in k8s.err "sending Ray's auth token from the service-account token /var/run/secrets/kubernetes.io/serviceaccount/token"
-  k8s "$RAYLAUNCH_BIN" status --address "$auth" >"$WORK/nok8s.out" 2>"$WORK/nok8s.err" && fail "token mode off: the mounted token was used"
+  k8s "$WORK/sa-token" "$WORK/api-token" RAY_ENABLE_K8S_TOKEN_AUTH=true "$RAYLAUNCH_BIN" wait --address "$auth" \
+    --nodes 1 --timeout 5s --log-level debug >"$WORK/k8s.out" 2>"$WORK/k8s.err" || fail "k8s token mode: exit $?"
+  expect_in k8s.err "sending Ray's auth token from the Ray service-account token /var/run/secrets/ray.io/serviceaccount/token"
+  # Only the API server's token mounted: Ray 2.55+ does not send it, and neither does raylaunch.
+  k8s "" "$WORK/api-token" RAY_ENABLE_K8S_TOKEN_AUTH=true "$RAYLAUNCH_BIN" status --address "$auth" \
+    >"$WORK/noray.out" 2>"$WORK/noray.err" && fail "the API server's token was used in Ray's place"
+  expect_in noray.err "the token from ~/.ray/auth_token ($HOME/.ray/auth_token) was refused"
+  k8s "" "$WORK/sa-token" RAY_AUTH_MODE=k8s "$RAYLAUNCH_BIN" wait --address "$auth" --nodes 1 --timeout 5s \
+    --log-level debug >"$WORK/k8smode.out" 2>"$WORK/k8smode.err" || fail "RAY_AUTH_MODE=k8s: exit $?"
+  expect_in k8smode.err "sending Ray's auth token from the service-account token /var/run/secrets/kubernetes.io/serviceaccount/token"
+  k8s "$WORK/sa-token" "$WORK/sa-token" "$RAYLAUNCH_BIN" status --address "$auth" >"$WORK/nok8s.out" 2>"$WORK/nok8s.err" &&
+    fail "token mode off: a mounted token was used"
   expect_in nok8s.err "the token from ~/.ray/auth_token ($HOME/.ray/auth_token) was refused"
   rm "$HOME/.ray/auth_token"
 else
-  echo "note: no mount namespace here; the service-account source is covered by the unit tests only"
+  echo "note: no mount namespace here; the service-account sources are covered by the unit tests only"
 fi
+
+# --- RAY_AUTH_TOKEN of spaces: Ray takes that source and finds no token there; so does raylaunch
+# (the right token in RAY_AUTH_TOKEN_PATH is not looked at).
+RAY_AUTH_TOKEN="   " RAY_AUTH_TOKEN_PATH="$WORK/token" RAY_AUTH_MODE=token run spaces "$RAYLAUNCH_BIN" status --address "$auth"
+expect_rc 64 "RAY_AUTH_TOKEN of spaces with RAY_AUTH_MODE=token"
+expect_in spaces.err "RAY_AUTH_TOKEN: the token is not usable: it holds only whitespace"
+RAY_AUTH_TOKEN="   " RAY_AUTH_TOKEN_PATH="$WORK/token" run spaces2 "$RAYLAUNCH_BIN" status --address "$auth"
+expect_rc 69 "RAY_AUTH_TOKEN of spaces, mode unset"
+expect_in spaces2.err "the GCS requires Ray's auth token, and RAY_AUTH_TOKEN: the token is not usable: it holds only whitespace"
 
 # --- a wrong token names its source.
 RAY_AUTH_TOKEN="wrong" run wrong "$RAYLAUNCH_BIN" status --address "$auth"

@@ -74,8 +74,10 @@ grpc::Status FakeGcs::admit(grpc::ServerContext* context, const char* method) {
       // (authentication_token.h, RayStatusToGrpcStatus in grpc_util.h).
       const auto& md = context->client_metadata();
       const auto it = md.find("authorization");
-      const std::string expected = "Bearer " + *m_options.token;
-      if (it == md.end() || std::string(it->second.data(), it->second.size()) != expected) {
+      const std::string sent = it == md.end() ? "" : std::string(it->second.data(), it->second.size());
+      const bool accepted =
+          sent == "Bearer " + *m_options.token || (m_options.also_token && sent == "Bearer " + *m_options.also_token);
+      if (!accepted) {
         ++m_stats.unauthenticated;
         return {grpc::StatusCode::UNAUTHENTICATED,
                 "InvalidAuthToken: Authentication required. Please provide a valid token"};
@@ -454,13 +456,19 @@ std::string FakeGcs::command(const std::vector<std::string>& args, bool& ok) {
     }
     return out;
   }
+  if (cmd == "token" && args.size() >= 2) {  // token NEW [OLD]: a rotation; OLD stays valid until the next
+    m_options.token = arg(1);
+    m_options.also_token = args.size() >= 3 ? std::optional<std::string>(arg(2)) : std::nullopt;
+    return "ok";
+  }
   if (cmd == "reset-stats") {
     m_stats = Stats{};
     return "ok";
   }
   ok = false;
   return "unknown command (add NAME [--head] [--ip IP] [--nm-port P] | fill COUNT BASE [--from I] | kill NAME | "
-         "fault unavailable|delay|status|pad N | stats | nodes | reset-stats | stop | start | restart MS [--wipe] | "
+         "fault unavailable|delay|status|pad N | token NEW [OLD] | stats | nodes | reset-stats | stop | start | "
+         "restart MS [--wipe] | "
          "quit)";
 }
 

@@ -22,6 +22,7 @@ namespace fake {
 struct Options {
   std::string ray_version = "2.9.0";  // which Ray's request handling and reply fields to mimic
   std::optional<std::string> token;   // require `authorization: Bearer <token>` (Ray 2.52+ token auth)
+  std::optional<std::string> also_token;  // accepted too: a rotation's overlap (ctl token NEW [OLD])
   // INVALID_ARGUMENT for a GetAllNodeInfoRequest field the played version does not define (<= 2.35:
   // none; 2.36-2.48: only `filters` = 4; 2.49+: only `limit` = 1 and `node_selectors` = 2, never the
   // ambiguous field 3), and for a CheckAlive that carries node ids or addresses.

@@ -8,7 +8,7 @@
 //       from RAY_health_check_* in the environment, else Ray's 5000/3000/10000/5).
 //       --tls-from-env: mutual TLS from RAY_USE_TLS / RAY_TLS_* as Ray (fake_tls.hpp), for the
 //       GCS port and its health checks of raylets (the control socket stays plaintext).
-//   fake_gcs ctl     --control unix:PATH COMMAND...   (add, fill, kill, fault, stats, nodes, stop,
+//   fake_gcs ctl     --control unix:PATH COMMAND...   (add, fill, kill, fault, token, stats, nodes, stop,
 //                                                     start, restart MS [--wipe], quit)
 //   fake_gcs raylet  --port P|0 [--port-file F] [--node-id HEX] [--not-serving] [--bind ADDR]
 //                    [--gcs-address HOST:PORT --node-ip IP --node-name N --head ...]

@@ -44,7 +44,7 @@ struct TempHome {
   }
 };
 
-const TokenPaths k_no_k8s{"/nonexistent/serviceaccount/token"};
+const TokenPaths k_no_k8s{"/nonexistent/ray.io/serviceaccount/token", "/nonexistent/serviceaccount/token"};
 
 }  // namespace
 
@@ -117,16 +117,28 @@ TEST_CASE("~/.ray/auth_token is the last source, RAY_AUTH_MODE=token without any
         "file holding it, or create ~/.ray/auth_token)");
 }
 
-TEST_CASE("the Kubernetes token mode reads the service-account token before ~/.ray/auth_token") {
-  const TempFile sa("eyJhbGciOiJSUzI1NiJ9.sa-token.sig\n");
+TEST_CASE("Kubernetes token mode (Ray 2.55+) reads Ray's projected token, not the API server's") {
+  const TempFile ray_sa("eyJhbGciOiJSUzI1NiJ9.ray-audience.sig\n");
+  const TempFile api_sa("eyJhbGciOiJSUzI1NiJ9.api-server-audience.sig\n");
   const TempHome home("tok-from-home\n");
-  const TokenPaths paths{sa.path};
+  const TokenPaths paths{ray_sa.path, api_sa.path};
   for (const char* on : {"1", "true", "True"}) {
     const auto t = load_auth_token({{"RAY_ENABLE_K8S_TOKEN_AUTH", on}, {"HOME", home.path}}, paths);
     REQUIRE(t.ok());
     REQUIRE(t->token.has_value());
-    CHECK(t->token->value == "eyJhbGciOiJSUzI1NiJ9.sa-token.sig");
-    CHECK(t->token->source == "the service-account token " + sa.path);
+    CHECK(t->token->value == "eyJhbGciOiJSUzI1NiJ9.ray-audience.sig");
+    CHECK(t->token->source == "the Ray service-account token " + ray_sa.path);
+    CHECK(t->token->path == ray_sa.path);  // followed across rotations
+  }
+  SECTION("the default paths are Ray's (k8s_constants.h)") {
+    CHECK(TokenPaths{}.ray_service_account == "/var/run/secrets/ray.io/serviceaccount/token");
+    CHECK(TokenPaths{}.k8s_service_account == "/var/run/secrets/kubernetes.io/serviceaccount/token");
+  }
+  SECTION("no Ray token mounted: ~/.ray/auth_token next; the API server's token is never sent") {
+    const TokenPaths only_api{"/nonexistent/ray.io/token", api_sa.path};
+    const auto t = load_auth_token({{"RAY_ENABLE_K8S_TOKEN_AUTH", "1"}, {"HOME", home.path}}, only_api);
+    REQUIRE(t.ok());
+    CHECK(t->token->value == "tok-from-home");
   }
   SECTION("off (RayConfig reads only 1 and true as on): the service account is not looked at") {
     const auto t = load_auth_token({{"RAY_ENABLE_K8S_TOKEN_AUTH", "yes"}, {"HOME", home.path}}, paths);
@@ -137,6 +149,39 @@ TEST_CASE("the Kubernetes token mode reads the service-account token before ~/.r
     const auto t = load_auth_token({{"RAY_ENABLE_K8S_TOKEN_AUTH", "1"}, {"HOME", home.path}}, k_no_k8s);
     REQUIRE(t.ok());
     CHECK(t->token->value == "tok-from-home");
+  }
+}
+
+TEST_CASE("RAY_AUTH_MODE=k8s (Ray 2.52-2.53) requires a token and reads the service-account token") {
+  const TempFile ray_sa("ray-audience\n");
+  const TempFile api_sa("  api-server-audience  \n");
+  const TempHome home("tok-from-home\n");
+  const auto t = load_auth_token({{"RAY_AUTH_MODE", "K8S"}, {"HOME", home.path}}, TokenPaths{ray_sa.path, api_sa.path});
+  REQUIRE(t.ok());
+  CHECK(t->mode == AuthMode::token);
+  CHECK(t->token->value == "api-server-audience");
+  CHECK(t->token->source == "the service-account token " + api_sa.path);
+  const TempHome empty("");
+  const auto none = load_auth_token({{"RAY_AUTH_MODE", "k8s"}, {"HOME", empty.path}}, k_no_k8s);
+  CHECK_FALSE(none.ok());
+}
+
+TEST_CASE("RAY_AUTH_TOKEN of only whitespace is taken, as Ray takes it, and is no token") {
+  const TempFile f("tok-from-file\n");
+  const TempHome home("tok-from-home\n");
+  SECTION("RAY_AUTH_MODE=token: an error naming the source, no fall-through to the next ones") {
+    const auto t = load_auth_token(
+        {{"RAY_AUTH_TOKEN", " \t "}, {"RAY_AUTH_TOKEN_PATH", f.path}, {"HOME", home.path}, {"RAY_AUTH_MODE", "token"}},
+        k_no_k8s);
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.error().starts_with("RAY_AUTH_TOKEN: the token is not usable: it holds only whitespace"));
+  }
+  SECTION("mode unset: nothing sent, and why is kept for an UNAUTHENTICATED answer") {
+    const auto t = load_auth_token({{"RAY_AUTH_TOKEN", "   "}, {"HOME", home.path}}, k_no_k8s);
+    REQUIRE(t.ok());
+    CHECK_FALSE(t->token.has_value());
+    CHECK_FALSE(t->live);
+    CHECK(t->unusable.find("holds only whitespace") != std::string::npos);
   }
 }
 

@@ -207,9 +207,13 @@ class LightSource final : public NodeSource {
   LightSource(FakeClock& clock, std::deque<std::vector<std::pair<const char*, const char*>>> script)
       : m_clock(clock), m_script(std::move(script)) {}
 
-  Answer poll(std::chrono::milliseconds, std::stop_token) override {
-    m_clock.advance(2ms);
+  Answer poll(std::chrono::milliseconds timeout, std::stop_token) override {
     ++full;
+    if (timeout < named_time) {  // the named table takes longer than the call may last
+      m_clock.advance(timeout);
+      return error(4, "Deadline Exceeded");
+    }
+    m_clock.advance(named_time);
     NodeTable t;
     for (const auto& [name, ip] : current()) {
       NodeEntry e;
@@ -238,6 +242,7 @@ class LightSource final : public NodeSource {
 
   int full = 0;
   int light = 0;
+  std::chrono::milliseconds named_time{2};  // how long GetAllNodeInfo takes to answer
 
  private:
   void advance() {
@@ -287,4 +292,25 @@ TEST_CASE("a restarted pod's stale row, counted twice by IP, does not end the ba
   CHECK(r.reason ==
         "join timed out after 30s: 4/4 nodes alive (node addresses); at the last full poll 3/4 nodes "
         "alive; missing: training-3; counted once despite a stale ALIVE entry: training-2");
+}
+
+TEST_CASE("a poll cut short by the deadline does not make a GCS that answered unreachable") {
+  // Seen on real Ray 2.52.1 on a loaded machine: the named poll (GetAllNodeInfo, slow to answer)
+  // that fell on the deadline was cut short by it. The GCS answered every poll until then: fewer
+  // pods than wanted at the deadline is 75 with the last count, not "unreachable" (69).
+  FakeClock clock;
+  using P = std::vector<std::pair<const char*, const char*>>;
+  LightSource source(clock, {P{{"training-0", "10.0.0.1"}, {"training-1", "10.0.0.2"}, {"training-2", "10.0.0.3"}}});
+  source.named_time = 1500ms;
+  const JoinResult r = wait_for_nodes(source, four(12s), clock, {});
+  REQUIRE(source.full >= 2);  // the named poll every 10 s: the one at ~11.5 s runs into the deadline
+  CHECK(r.end == launcher::util::WaitEnd::not_ready);
+  CHECK(r.reason == "join timed out after 12s: 3/4 nodes alive; missing: training-3");
+}
+
+TEST_CASE("a GCS that stops answering before the deadline is still unreachable") {
+  FakeClock clock;
+  ScriptedSource source(clock, {alive({"training-0"}), error(14), error(14), error(14)}, 2ms);
+  const JoinResult r = wait_for_nodes(source, four(3s), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::unreachable);
 }

@@ -78,6 +78,9 @@ TEST_CASE("user, password and namespace are checked at the boundary", "[redis-se
   CHECK_FALSE(check_storage_namespace(" ns").empty());
   CHECK_FALSE(check_storage_namespace("ns\n").empty());
   CHECK_FALSE(check_storage_namespace(std::string(257, 'n')).empty());
+  // Ray's GCS aborts on a namespace with '@' (RedisStoreClient's RAY_CHECK): refused before it starts.
+  CHECK(check_storage_namespace("a@b").find("without '@'") != std::string::npos);
+  CHECK_FALSE(check_storage_namespace("@").empty());
 }
 
 TEST_CASE("a bad password is refused without being shown", "[redis-settings][bad-input][secret]") {

@@ -1,5 +1,9 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <fstream>
 
 #include "fixtures.hpp"
 #include "plan/gcs_ft.hpp"
@@ -126,4 +130,64 @@ TEST_CASE("a namespace left at Ray's default is a warning on the head", "[gcs-ft
   REQUIRE(it != plan.checks.end());
   CHECK(it->status == CheckStatus::warn);
   CHECK(find_env(plan, "RAY_external_storage_namespace")->value == "default");
+}
+
+namespace {
+
+// A virtualenv as pip leaves it: bin/ray and lib/python3.11/site-packages/ray-VERSION.dist-info.
+struct FakeVenv {
+  std::string dir;
+  explicit FakeVenv(const std::string& version) {
+    char name[] = "/tmp/raylaunch-venv-XXXXXX";
+    dir = mkdtemp(name);
+    const std::string site = dir + "/lib/python3.11/site-packages";
+    for (const std::string& d : {dir + "/bin", dir + "/lib", dir + "/lib/python3.11", site}) {
+      mkdir(d.c_str(), 0755);
+    }
+    std::ofstream(dir + "/bin/ray") << "#!" << dir << "/bin/python\n";
+    chmod((dir + "/bin/ray").c_str(), 0755);
+    if (!version.empty()) {
+      const std::string info = site + "/ray-" + version + ".dist-info";
+      mkdir(info.c_str(), 0755);
+      std::ofstream(info + "/METADATA") << "Metadata-Version: 2.1\nName: ray\nVersion: " << version
+                                        << "\nSummary: Ray\n\nVersion: 9.9.9 (a README line, not a header)\n";
+    }
+  }
+  ~FakeVenv() { std::system(("rm -rf '" + dir + "'").c_str()); }
+};
+
+}  // namespace
+
+TEST_CASE("REDIS_USERNAME with a Ray whose ray start has no --redis-username (< 2.41): refused first", "[gcs-ft]") {
+  const fixtures::NodeTree tree("workstation", "training-0");
+  const FakeVenv old("2.40.0");
+  EnvMap env = ft_env();
+  env["RAYLAUNCH_VENV"] = old.dir;
+  try {
+    (void)ft_plan(tree, "training-0", env);
+    FAIL("no Fatal");
+  } catch (const Fatal& e) {
+    CHECK(e.code() == 64);
+    CHECK(std::string(e.what()) == "REDIS_USERNAME=ray: the installed Ray 2.40.0 (" + old.dir +
+                                       "/lib/python3.11/site-packages/ray-2.40.0.dist-info/METADATA) has no `ray start "
+                                       "--redis-username` (added in Ray 2.41): use Ray 2.41 or later, or unset "
+                                       "REDIS_USERNAME and give Redis' default user the password");
+  }
+  SECTION("workers never pass it: no refusal there") {
+    CHECK_NOTHROW(ft_plan(tree, "training-1", env));
+  }
+  SECTION("Ray 2.41 has it") {
+    const FakeVenv fresh("2.41.0");
+    env["RAYLAUNCH_VENV"] = fresh.dir;
+    const Plan plan = ft_plan(tree, "training-0", env);
+    CHECK(has(plan.ray_start, "--redis-username=ray"));
+  }
+  SECTION("a version that cannot be read: a warning, Ray decides") {
+    const FakeVenv unknown("");
+    env["RAYLAUNCH_VENV"] = unknown.dir;
+    const Plan plan = ft_plan(tree, "training-0", env);
+    CHECK(std::any_of(plan.checks.begin(), plan.checks.end(), [](const Check& c) {
+      return c.name == "gcs-ft:redis-username" && c.status == CheckStatus::warn;
+    }));
+  }
 }
