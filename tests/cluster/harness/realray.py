@@ -54,13 +54,18 @@ def pod_env(venv):
             "RAYLAUNCH_RAY_ARGS": "--num-cpus=1", "RAYLAUNCH_OBJECT_STORE_MEMORY": OBJECT_STORE}
 
 
-def small_shm(pod):
-    """mutate_pod: the overlay's memory-backed /dev/shm volume sized SHM_SIZE (128Gi in the
+def shm_of(size):
+    """A mutate_pod that sizes the overlay's memory-backed /dev/shm volume (128Gi in the
     overlay: the tmpfs would accept that much here too, and a test's Ray need not)."""
-    for v in pod["spec"].get("volumes", []):
-        if (v.get("emptyDir") or {}).get("medium") == "Memory":
-            v["emptyDir"]["sizeLimit"] = SHM_SIZE
-    return pod
+    def mutate(pod):
+        for v in pod["spec"].get("volumes", []):
+            if (v.get("emptyDir") or {}).get("medium") == "Memory":
+                v["emptyDir"]["sizeLimit"] = size
+        return pod
+    return mutate
+
+
+small_shm = shm_of(SHM_SIZE)
 
 
 def nodes(c, venv, name="training-0"):

@@ -21,9 +21,9 @@ STALL_S = 5  # longer than the barrier's longest back-off (2 s): it must notice
 
 
 def test_the_barrier_survives_a_stalled_gcs():
-    with raylaunch_cluster("p4de", replicas=3) as c:
-        c.start(hold=["training-2"])
-        wait_log(c, "training-0", "2/3 nodes alive; missing: training-2", 240)
+    with raylaunch_cluster("p4de", replicas=2) as c:
+        c.start(hold=["training-1"])
+        wait_log(c, "training-0", "1/2 nodes alive; missing: training-1", 240)
         head = c.pod("training-0")
         stalled_at = c.loop.now()
         kill_in_pod(c, "training-0", "gcs_server", signal.SIGSTOP)
@@ -41,16 +41,14 @@ def test_the_barrier_survives_a_stalled_gcs():
             return down is not None and any(r.ok and r.t > down for r in rs)
         c.wait_for(back, 60, "the head's GCS to answer again")
         eq(launched(c), 0, "program runs before the last worker")
-        c.release("training-2")
+        c.release("training-1")
         wait_log(c, "training-0", "staying up (--on-success stay)", 240)
         eq(realray.program_lines(head.current, "ray.init() connected"),
-           ["ray.init() connected: 3 ALIVE nodes: training-0 training-1 training-2"], "what ray.init() saw")
-        eq(realray.hostnames(head.current), ["training-0", "training-1", "training-2"], "hostnames of the pinned tasks")
-        eq([p.restart_count for p in c.pods], [0, 0, 0], "restarts")
+           ["ray.init() connected: 2 ALIVE nodes: training-0 training-1"], "what ray.init() saw")
+        eq(realray.hostnames(head.current), ["training-0", "training-1"], "hostnames of the pinned tasks")
+        eq([p.restart_count for p in c.pods], [0, 0], "restarts")
         eq([e for e in c.events if e.reason == "Killing"], [], "pods killed by a probe")
-        c.stop()
         eq(launched(c), 1, "program runs")
-        eq(head.exit_codes, [0], "the head's exit (stay, then deleted)")
     eq(c.leftovers(), [], "nothing left running")
 
 

@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness.scenario import (assert_clean_end, kill_in_pod, launched, program,  # noqa: E402
-                              raylaunch_cluster, stop_settled, wait_exit, wait_log)
+                              raylaunch_cluster, wait_exit, wait_log)
 from harness.testing import eq, main  # noqa: E402
 
 # The program runs until the test creates /tmp/done in the head pod.
@@ -104,7 +104,6 @@ def test_probes_from_start_to_the_head_gone():
         assert_clean_end(c, run, "training-1", 69, "ray start exited with 1", ray_outlived=True)
         assert "is gone" in run.message and "gcs_rpc_server_reconnect_timeout_s" in run.message, run.message
         eq(launched(c), 1, "launch command runs")
-        stop_settled(c)  # training-1 restarts now
     eq(c.leftovers(), [], "nothing left running")
 
 
@@ -112,18 +111,17 @@ def test_a_workers_readiness_follows_its_registration():
     # Readiness every 20 ms: a probe surely lands between `ray start` and its raylet's
     # registration, as one does by chance with the manifests' period (scenario 1, 4 pods).
     fast = {"readiness": {"periodSeconds": 0.02}}
-    with raylaunch_cluster("p4de", replicas=3, probes=fast) as c:
+    with raylaunch_cluster("p4de", replicas=2, probes=fast) as c:
         c.start()
-        wait_log(c, "training-0", "3/3 nodes alive after", 240)
-        joined = next(line.t for line in c.pod("training-0").current.log if "3/3 nodes alive after" in line.text)
+        wait_log(c, "training-0", "2/2 nodes alive after", 240)
+        joined = next(line.t for line in c.pod("training-0").current.log if "2/2 nodes alive after" in line.text)
         settle = joined + 1.5  # the endpoint's own 1 s answer cache, and a probe in flight
-        workers = ("training-1", "training-2")
+        workers = ("training-1",)
         c.wait_for(lambda: all(len(probes_between(c, w, "readiness", settle, 1e9)) >= 8 for w in workers),
                    30, "8 readiness probes of each worker after the barrier")
         for w in workers:
             stale = [r for r in probes_between(c, w, "readiness", settle, 1e9) if "not registered" in r.detail]
             eq(stale, [], f"{w}'s readiness after the head counted it ALIVE")
-        c.stop()
     eq(c.leftovers(), [], "nothing left running")
 
 
@@ -144,7 +142,6 @@ def test_ray_dies_under_the_command_and_the_heads_liveness_says_why():
         assert_clean_end(c, run, "training-0", 69, "Ray died while the command ran (ray start exited with 1)",
                          ray_outlived=True)
         assert "PROGRAM got SIGTERM, checkpointing" in run.text(), run.text()[-2000:]
-        stop_settled(c)  # the head restarts now
     eq(c.leftovers(), [], "nothing left running")
 
 

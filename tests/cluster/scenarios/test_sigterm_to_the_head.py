@@ -23,32 +23,30 @@ def delete_head(c):
 
 
 def test_sigterm_during_the_barrier():
-    with raylaunch_cluster("p4de", replicas=3) as c:
-        c.start(hold=["training-2"])
-        wait_log(c, "training-0", "2/3 nodes alive; missing: training-2", 240)
+    with raylaunch_cluster("p4de", replicas=2) as c:
+        c.start(hold=["training-1"])
+        wait_log(c, "training-0", "1/2 nodes alive; missing: training-1", 240)
         run = delete_head(c)
         assert_clean_end(c, run, "training-0", 143, "stopped by SIGTERM during the join barrier")
         for text in ("received SIGTERM", "sending SIGTERM to ray start", "ray start (pid 3) exited"):
             assert text in run.text(), f"{text!r} not in\n{run.text()[-3000:]}"
         eq(launched(c), 0, "program runs")
-        c.stop()
     eq(c.leftovers(), [], "nothing left running")
 
 
 def test_sigterm_while_the_program_runs():
-    with raylaunch_cluster("p4de", replicas=3, launch=program("--until-sigterm")) as c:
+    with raylaunch_cluster("p4de", replicas=2, launch=program("--until-sigterm")) as c:
         c.start()
         wait_log(c, "training-0", "PROGRAM running until SIGTERM", 240)
         run = delete_head(c)
         assert_clean_end(c, run, "training-0", 143, "stopped by SIGTERM while the command ran")
-        eq(realray.hostnames(run), ["training-0", "training-1", "training-2"], "hostnames of the pinned tasks")
+        eq(realray.hostnames(run), ["training-0", "training-1"], "hostnames of the pinned tasks")
         log = run.text()
         # The program was stopped first (and had its say), Ray after it.
         assert "PROGRAM got SIGTERM" in log, log[-3000:]
         assert log.index("PROGRAM got SIGTERM") < log.index("sending SIGTERM to ray start"), log[-3000:]
         assert "the command (pid" in log and "exited with 143" in log, log[-3000:]
         eq(launched(c), 1, "program runs")
-        c.stop()
     eq(c.leftovers(), [], "nothing left running")
 
 

@@ -45,7 +45,6 @@ def test_workers_follow_a_restarted_head():
         eq(realray.hostnames(head), ["training-0", "training-1", "training-2"], "hostnames of the pinned tasks")
         eq([c.pod(w).restart_count for w in WORKERS], [1, 1], "worker restarts")
         eq(new.restart_count, 0, "the new head's restarts")
-        c.stop()
     eq(c.leftovers(), [], "nothing left running")
 
 
