@@ -32,7 +32,7 @@ class PodLogs:
 
     def write(self, text):
         for line in text.splitlines():
-            ray_line = "] ray: " in line or " INFO worker.py:" in line
+            ray_line = "] ray: " in line or "INFO worker.py:" in line
             if ray_line and not any(k in line for k in RAY_KEPT):
                 continue
             sys.stdout.write(line + "\n")
