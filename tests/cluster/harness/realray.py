@@ -12,7 +12,6 @@ them: `RAYLAUNCH_RAY_ARGS=--num-cpus=1` (one worker process per node) and
 `SHM_SIZE` (raylaunch's shm check wants 1Gi without GPUs; Ray's object store fits in it).
 """
 import os
-import re
 import subprocess
 
 from .testing import CLUSTER_TESTS, REPO
@@ -95,7 +94,9 @@ def hostnames(run):
 
 
 def ray_processes(c, name):
-    """The Ray processes running in a pod now (host pid, name): raylet, gcs_server, Ray's
-    Python daemons and workers."""
-    ray = re.compile(r"^(raylet|gcs_server|ray::|python.*(ray|log_monitor|monitor))")
-    return [(pid, comm) for pid, _, comm in c.processes(name) if ray.search(comm)]
+    """The Ray processes running in a pod now (host pid, command name): `ray start` (its
+    command name is `ray`), raylet, gcs_server, Ray's workers and agents (`ray::...`), the
+    dashboard's (`ray-dashboard-*`). Ray's Python daemons (log monitor, autoscaler monitor) are
+    plain `python`; they are started by `ray start`, which this finds first."""
+    return [(pid, comm) for pid, _, comm in c.processes(name)
+            if comm in ("ray", "raylet", "gcs_server") or comm.startswith(("ray::", "ray-dashboard"))]
