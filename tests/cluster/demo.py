@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""The README demo's cluster story (scripts/demo runs it): scenario 1 with 3 pods of the real
-p4de StatefulSet overlay, their logs interleaved as `training-1 | ...`, narrated by `[demo]`
-lines: roles, DNS, Ray starting, the join barrier (2/3, then 3/3 nodes alive), the command
-once on the head, the kubelet's probes, and `kubectl delete statefulset` ending every pod
-cleanly.
+"""The README demo's cluster story (scripts/demo runs it): the 3 pods of the real p4de
+StatefulSet overlay on the real Ray (the current pinned release, RAYLAUNCH_VENV), their logs
+interleaved as `training-1 | ...`, narrated by `[demo]` lines: roles, DNS, Ray starting, the
+join barrier (2/3, then 3/3 nodes alive), the real Ray program once on the head (ray.init(),
+one task pinned to each pod), the kubelet's probes, and `kubectl delete statefulset` ending
+every pod cleanly.
 
-  sudo RAYLAUNCH_BIN=build/raylaunch FAKE_GCS=build/tests/gcs/fake_gcs tests/cluster/demo.py
+  sudo RAYLAUNCH_BIN=build/raylaunch tests/cluster/demo.py
 
 Exit status: 0 told; 1 something went wrong; 125 this machine cannot run it (one line why).
 """
@@ -14,26 +15,25 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import realray  # noqa: E402
 from harness.cluster import NeedsRoot, check_host  # noqa: E402
 from harness.manifest import ManifestError, kubectl  # noqa: E402
 from harness.scenario import raylaunch_cluster, wait_log  # noqa: E402
 from harness.testing import Skip  # noqa: E402
 
-# A pretend training run: asks Ray's GCS (RAY_ADDRESS, set by raylaunch) what it sees.
-TRAIN = ["sh", "-c", 'echo "train: ray.init() at $RAY_ADDRESS sees'
-         ' $("$FAKE_GCS" nodes --address "$RAY_ADDRESS" | grep -c ALIVE) nodes";'
-         ' for s in 1 2 3; do sleep 0.3; echo "train: step $s/3"; done; echo "train: done"']
-# The fake `ray start` prints Ray's banner; two of its lines say something here.
-BANNER_KEPT = ("Local node IP", "Ray runtime started")
+# Ray's own output, relayed by raylaunch as `ray: ...` (and the driver's in the program's log):
+# a few of its lines say something here, the rest is Ray's banner.
+RAY_KEPT = ("Local node IP", "Ray runtime started", "received SIGTERM", "Connected to Ray cluster")
 BOLD, PLAIN = ("\033[1m", "\033[0m") if sys.stdout.isatty() else ("", "")
 
 
 class PodLogs:
-    """The cluster's log sink: every line, except the fake Ray's banner."""
+    """The cluster's log sink: every line, except most of Ray's."""
 
     def write(self, text):
         for line in text.splitlines():
-            if "] ray: " in line and not any(k in line for k in BANNER_KEPT):
+            ray_line = "] ray: " in line or "INFO worker.py:" in line
+            if ray_line and not any(k in line for k in RAY_KEPT):
                 continue
             sys.stdout.write(line + "\n")
 
@@ -59,22 +59,23 @@ def probe_summary(c):
 
 
 def story():
-    # A Ray 2.40 GCS: it filters the node table by name, so readiness is asked fresh each time.
-    ray = {"FAKE_RAY_VERSION": "2.40.0"}
-    with raylaunch_cluster("p4de", replicas=3, launch=TRAIN, image_env=ray, log=PodLogs(), show_events=True) as c:
-        say("kubectl kustomize manifests/overlays/p4de, resized to 3 pods; training-2's node is still booting")
+    venv = realray.current_venv()
+    with raylaunch_cluster("p4de", replicas=3, log=PodLogs(), show_events=True) as c:
+        say(f"kubectl kustomize manifests/overlays/p4de, resized to 3 pods, on Ray {realray.release(venv)}"
+            f" (RAYLAUNCH_VENV={venv}); training-2's node is still booting")
         c.start(hold=["training-2"])
-        wait_log(c, "training-0", "2/3 nodes alive; missing: training-2", 60)
+        wait_log(c, "training-0", "2/3 nodes alive; missing: training-2", 240)
         pods = [f"{name.split('.')[0]} -> {ips[0]}" for name, ips in sorted(c.dns.records().items())
                 if name.startswith("training-")]
         say(f"cluster DNS, headless Service `training` (publishNotReadyAddresses): {', '.join(pods)}")
         time.sleep(0.5)
         say("training-2's node is up: the StatefulSet's last pod starts")
         c.release("training-2")
-        wait_log(c, "training-0", "staying up (--on-success stay)", 60)
-        say("the command ran once, on the head; RAYLAUNCH_ON_SUCCESS=stay keeps Ray and the pods up")
+        wait_log(c, "training-0", "staying up (--on-success stay)", 240)
+        say("the program ran once, on the head, and each pinned task ran in its own pod;"
+            " RAYLAUNCH_ON_SUCCESS=stay keeps Ray and the pods up")
         time.sleep(1.5)
-        say("the kubelet's probes (httpGet :8081 /livez and /readyz; periods scaled x0.05):")
+        say("the kubelet's probes (httpGet :8081 /livez and /readyz; periods scaled x0.2):")
         probe_summary(c)
         say("kubectl delete statefulset training")
         c.stop()
@@ -93,6 +94,9 @@ def main():
         kubectl()
         return story()
     except (NeedsRoot, ManifestError, Skip) as e:
+        print(f"cannot run the cluster here: {e}")
+        return 125
+    except realray.RayMissing as e:
         print(f"cannot run the cluster here: {e}")
         return 125
 

@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """The harness's pure pieces, without root: the kubelet's $(VAR) expansion and env order,
-the kubelet-written files, test overrides and time scaling, Job index lists."""
+the kubelet-written files, test overrides and time scaling, Job index lists, finding the real
+Ray (a missing release fails a test: never a skip)."""
 import os
+import subprocess
 import sys
+import tempfile
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -10,7 +13,7 @@ from harness import containerspec as cs  # noqa: E402
 from harness.expand import expand  # noqa: E402
 from harness.job import parse_indexes  # noqa: E402
 from harness.overrides import Overrides, parse_duration_ms, scale_duration  # noqa: E402
-from harness.testing import eq  # noqa: E402
+from harness.testing import CLUSTER_TESTS, eq  # noqa: E402
 
 NODE = {"name": "n", "ip": "198.18.0.1", "api_ip": "198.18.0.1"}
 
@@ -116,8 +119,34 @@ def test_index_lists():
     eq(parse_indexes("0,2-4, 7"), {0, 2, 3, 4, 7}, "succeededIndexes syntax")
 
 
+# A scenario's main() when the Ray release is missing (check_host and kubectl stubbed: the
+# outcome must not depend on root).
+MISSING_RAY = f"""
+import sys
+sys.path.insert(0, {CLUSTER_TESTS!r})
+from harness import testing
+testing.check_host = lambda: None
+testing.kubectl = lambda: None
+def test_needs_ray():
+    from harness import realray
+    realray.current_venv()
+testing.main(test_needs_ray)
+"""
+
+
+def test_a_missing_ray_release_fails_loudly():
+    with tempfile.TemporaryDirectory() as empty:
+        env = dict(os.environ, RAYLAUNCH_RAY_CACHE=empty)
+        proc = subprocess.run([sys.executable, "-c", MISSING_RAY], env=env, capture_output=True, text=True)
+    eq(proc.returncode, 1, f"exit status (1 = failed; 125 would be a skip)\n{proc.stdout}{proc.stderr}")
+    assert "FAIL test_needs_ray" in proc.stdout, proc.stdout
+    assert "the current Ray release is not installed" in proc.stdout and "scripts/ray-venvs" in proc.stdout, \
+        proc.stdout
+
+
 TESTS = [test_expand, test_env_order_and_downward_api, test_secret_refs_and_missing_ones,
-         test_kubelet_files, test_security_context, test_overrides_and_time_scale, test_index_lists]
+         test_kubelet_files, test_security_context, test_overrides_and_time_scale, test_index_lists,
+         test_a_missing_ray_release_fails_loudly]
 
 if __name__ == "__main__":
     failed = 0

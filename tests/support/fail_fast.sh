@@ -7,6 +7,8 @@
 # processes the test started indirectly, killed at exit too).
 set -euo pipefail
 
+source "$(dirname "${BASH_SOURCE[0]}")/children.sh"
+
 FAIL_LOGS=('*.out' '*.err' '*.log')
 FAIL_TAIL=20
 PIDS=()
@@ -21,7 +23,8 @@ new_work() {
 
 cleanup() {
   local p
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+  kill_children KILL "${PIDS[@]}"  # never a PID this shell has reaped: another program may have it
+  # Found by `leftovers` just now (a scan of /proc for this test's marks), killed at once.
   for p in $(leftovers); do kill -KILL "$p" 2>/dev/null || true; done
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   [[ -n "${KEEP_WORK:-}" ]] || rm -rf "$WORK"

@@ -226,15 +226,19 @@ def init(spec_path, status_fd):
     out(f"error {err.decode(errors='replace')}" if err else "started")
     pidfd = os.pidfd_open(pid)
     ctl = sys.stdin.buffer.raw
+    watched = [ctl, pidfd]
     while True:
-        ready, _, _ = select.select([ctl, pidfd], [], [])
+        ready, _, _ = select.select(watched, [], [])
         if pidfd in ready:
             _, status = os.waitpid(pid, 0)
             report_exit(status, out)
             return
         line = ctl.readline()
         if not line:
+            # Once: stdin stays readable at EOF, and a PID namespace of many processes takes a
+            # while to die (a Ray pod: tens of thousands of SIGKILLs in a busy loop otherwise).
             os.kill(pid, signal.SIGKILL)
+            watched = [pidfd]
             continue
         words = line.split()
         if len(words) == 2 and words[0] == b"signal":

@@ -19,10 +19,11 @@ PASSWORD='Zq9 s3cret-e2e "quoted"'     # requirepass: spaces and quotes, one AUT
 USER_PASSWORD='ray-user-Pw-77x'        # the ACL user "ray"
 RUN_LOG=$WORK/all-output
 source "$TESTS_DIR/support/tally.sh"
+source "$TESTS_DIR/support/children.sh"
 
 cleanup() {
   local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  kill_children TERM "${PIDS[@]}"  # never a PID this shell has reaped: another program may have it
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
   [[ -n "${KEEP_WORK:-}" ]] || rm -rf "$WORK"
 }
