@@ -27,6 +27,10 @@ const char* wait_name(Wait w) {
       return "head";
     case Wait::diagnose:
       return "diagnose";
+    case Wait::watch:
+      return "watch";
+    case Wait::drain:
+      return "drain";
   }
   return "?";
 }
