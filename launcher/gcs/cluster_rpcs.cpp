@@ -137,29 +137,6 @@ util::Result<NodeTable, RpcError> get_nodes(GcsClient& client, const NodeMatch& 
   return node_table_from_reply(reply);
 }
 
-util::Result<bool, RpcError> raylet_alive_at(GcsClient& client, const std::string& address,
-                                             std::chrono::milliseconds timeout, std::stop_token stop,
-                                             CallCost* cost) {
-  using R = util::Result<bool, RpcError>;
-  ray::rpc::CheckAliveRequest request;
-  request.add_node_ids(address);  // field 1: `repeated string raylet_address` up to 2.48 (same wire type)
-  auto stub = ray::rpc::NodeInfoGcsService::NewStub(client.channel());
-  ray::rpc::CheckAliveReply reply;
-  const grpc::Status status = unary(client, request, reply, timeout, std::move(stop), cost,
-                                    [&](auto* c, const auto& q, auto* r) { return stub->CheckAlive(c, q, r); });
-  if (!status.ok()) {
-    return R::failure(transport_failure(client, status));
-  }
-  if (reply.status().code() != 0) {
-    return R::failure(ray_failure(reply.status()));
-  }
-  if (reply.raylet_alive_size() != 1) {
-    return R::failure(RpcError{0, 0, "CheckAlive answered " + std::to_string(reply.raylet_alive_size()) +
-                                         " liveness values for one raylet address", ""});
-  }
-  return static_cast<bool>(reply.raylet_alive(0));
-}
-
 util::Result<DrainAnswer, RpcError> drain_node(GcsClient& client, const NodeId& id, const std::string& message,
                                                std::int64_t deadline_ms, std::chrono::milliseconds timeout,
                                                std::stop_token stop) {

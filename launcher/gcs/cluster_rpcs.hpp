@@ -46,7 +46,7 @@ util::Result<std::string, RpcError> get_cluster_id(GcsClient& client, std::chron
 
 // A node's rows by its id or by its name, in the layout the GCS's version filters on: a node
 // selector (>= 2.49; an id is a map lookup on the GCS), Filters (2.36-2.48). An id is not sent to
-// NodeFilter::none (<= 2.35 ignores the request and sends the whole table: use raylet_alive_at);
+// NodeFilter::none (<= 2.35 ignores the request and sends the whole table);
 // a name is, as the empty request, and the caller picks the rows. Rows are matched by the caller
 // too: a GCS that did not filter sends them all.
 struct NodeMatch {
@@ -56,14 +56,6 @@ struct NodeMatch {
 util::Result<NodeTable, RpcError> get_nodes(GcsClient& client, const NodeMatch& match, NodeFilter filter,
                                             std::chrono::milliseconds timeout, std::stop_token stop,
                                             CallCost* cost = nullptr);
-
-// Ray <= 2.48 only: whether an ALIVE node has raylet address "ip:port" (CheckAlive's field 1 is
-// `repeated string raylet_address` there, answered from the GCS's address map; from 2.49 the same
-// field is `repeated bytes node_ids`, and an address in it aborts the GCS). The caller must know
-// the GCS is older than 2.49 on this very connection's cluster.
-util::Result<bool, RpcError> raylet_alive_at(GcsClient& client, const std::string& address,
-                                             std::chrono::milliseconds timeout, std::stop_token stop,
-                                             CallCost* cost = nullptr);
 
 struct DrainAnswer {
   bool accepted = false;

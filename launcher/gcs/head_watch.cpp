@@ -28,15 +28,14 @@ HeadCheck HeadWatch::check(std::chrono::milliseconds timeout, std::stop_token st
     return std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(
                                                       deadline - std::chrono::steady_clock::now()));
   };
-  bool same_cluster = false;
-  HeadCheck id = cluster_id(left(), stop, same_cluster);
+  HeadCheck id = cluster_id(left(), stop);
   if (id.state != HeadState::ok) {
     return id;
   }
-  return own_row(left(), std::move(stop), same_cluster);
+  return own_row(left(), std::move(stop));
 }
 
-HeadCheck HeadWatch::cluster_id(std::chrono::milliseconds timeout, std::stop_token stop, bool& same_cluster) {
+HeadCheck HeadWatch::cluster_id(std::chrono::milliseconds timeout, std::stop_token stop) {
   if (m_no_cluster_id) {
     return {HeadState::ok, ""};
   }
@@ -59,11 +58,30 @@ HeadCheck HeadWatch::cluster_id(std::chrono::milliseconds timeout, std::stop_tok
                                      "): the head restarted without GCS fault tolerance, and this node belonged to "
                                      "the old cluster"};
   }
-  same_cluster = true;
   return {HeadState::ok, ""};
 }
 
-HeadCheck HeadWatch::own_row(std::chrono::milliseconds timeout, std::stop_token stop, bool same_cluster) {
+HeadCheck HeadWatch::own_row(std::chrono::milliseconds timeout, std::stop_token stop) {
+  if (!m_client.version()) {
+    const auto version = m_client.check_alive(timeout, stop);  // empty: never ids (ray-gcs-wire.md §3)
+    m_cost.rpcs += 1;  // its reply, a version string, is a few bytes: not counted
+    if (!version) {
+      return failed(version.error(), "CheckAlive");
+    }
+  }
+  const NodeFilter filter = node_filter_for(m_client.version());
+  if (filter == NodeFilter::none) {
+    // Ray <= 2.35 cannot be asked for one row (the whole table every look would cost the GCS
+    // O(nodes) per worker), and its CheckAlive by raylet address is wrong after a container
+    // restart (one address per node in a bimap: the old node's removal drops the address the new
+    // raylet shares). Only the cluster id is watched there.
+    if (!m_said_unfiltered) {
+      m_said_unfiltered = true;
+      spdlog::info("head GCS at {} (Ray < 2.36) cannot look up one node: the watch reads the cluster id only",
+                   m_client.target());
+    }
+    return {HeadState::ok, ""};
+  }
   if (!m_own) {
     NodeTable table;
     const auto found = find_own_node(m_client, m_name, m_not_before_ms, timeout, std::move(stop), &table, &m_cost);
@@ -79,26 +97,6 @@ HeadCheck HeadWatch::own_row(std::chrono::milliseconds timeout, std::stop_token 
     spdlog::info("watching the head: {} is node {} at {}", m_name, m_own->id.hex().substr(0, 12),
                  m_own->raylet_address);
     return {HeadState::ok, ""};
-  }
-  const NodeFilter filter = node_filter_for(m_client.version());
-  if (filter == NodeFilter::none) {
-    if (!same_cluster) {
-      // No cluster id to prove the head is the one whose version was learnt: the whole table.
-      NodeTable table;
-      const auto found = find_own_node(m_client, m_name, m_not_before_ms, timeout, std::move(stop), &table, &m_cost);
-      if (!found) {
-        return failed(found.error(), "the node lookup");
-      }
-      return found.value() ? HeadCheck{HeadState::ok, ""}
-                           : HeadCheck{HeadState::node_dead, no_own_node_line(table, m_name)};
-    }
-    const auto alive = raylet_alive_at(m_client, m_own->raylet_address, timeout, std::move(stop), &m_cost);
-    if (!alive) {
-      return failed(alive.error(), "CheckAlive");
-    }
-    return alive.value() ? HeadCheck{HeadState::ok, ""}
-                         : HeadCheck{HeadState::node_dead, m_name + " (raylet " + m_own->raylet_address +
-                                                               ") is no longer ALIVE in the head's GCS"};
   }
   const auto rows = get_nodes(m_client, NodeMatch{m_own->id, ""}, filter, timeout, std::move(stop), &m_cost);
   if (!rows) {

@@ -27,11 +27,10 @@ struct HeadCheck {
 
 // One look at the head per check(), on one channel kept open: the cluster id (GetClusterId,
 // Ray 2.6+: a few dozen bytes), then this node's own row (found once by name; then by its id,
-// a map lookup on the GCS: one row, whatever the cluster's size; on Ray <= 2.35, which cannot
-// filter, CheckAlive on the raylet's address instead, sent only once the cluster id has proven
-// the head is still the one whose version was learnt: a >= 2.49 GCS would abort on an address
-// there). Two RPCs a look; after a transport failure the channel is dropped and the next look
-// relearns the version.
+// a map lookup on the GCS: one row, whatever the cluster's size). Two RPCs a look; after a
+// transport failure the channel is dropped and the next look relearns the version. Ray <= 2.35
+// cannot filter: there the cluster id alone is watched (the whole table each look would cost the
+// GCS O(nodes) per worker), and on Ray < 2.6, which has no cluster id either, nothing is.
 class HeadWatch {
  public:
   // `not_before_ms`: when this container's `ray start` began (wall-clock ms): older rows of the
@@ -45,8 +44,8 @@ class HeadWatch {
   const CallCost& cost() const { return m_cost; }
 
  private:
-  HeadCheck cluster_id(std::chrono::milliseconds timeout, std::stop_token stop, bool& same_cluster);
-  HeadCheck own_row(std::chrono::milliseconds timeout, std::stop_token stop, bool same_cluster);
+  HeadCheck cluster_id(std::chrono::milliseconds timeout, std::stop_token stop);
+  HeadCheck own_row(std::chrono::milliseconds timeout, std::stop_token stop);
   HeadCheck failed(const RpcError& e, const std::string& what);
 
   GcsClient& m_client;
@@ -54,6 +53,7 @@ class HeadWatch {
   std::uint64_t m_not_before_ms = 0;
   std::optional<std::string> m_cluster_id;  // the first one seen
   bool m_no_cluster_id = false;             // the GCS has no GetClusterId (Ray < 2.6)
+  bool m_said_unfiltered = false;           // said once: Ray <= 2.35, no row lookup
   std::optional<OwnNode> m_own;
   CallCost m_cost;
 };
