@@ -454,13 +454,20 @@ std::string FakeGcs::command(const std::vector<std::string>& args, bool& ok) {
     }
     return out;
   }
+  if (cmd == "drains") {
+    std::string lines;
+    for (const std::string& d : m_drains) {
+      lines += d + "\n";
+    }
+    return lines.empty() ? "none" : lines;
+  }
   if (cmd == "reset-stats") {
     m_stats = Stats{};
     return "ok";
   }
   ok = false;
   return "unknown command (add NAME [--head] [--ip IP] [--nm-port P] | fill COUNT BASE [--from I] | kill NAME | "
-         "fault unavailable|delay|status|pad N | stats | nodes | reset-stats | stop | start | restart MS [--wipe] | "
+         "fault unavailable|delay|status|pad N | stats | nodes | drains | reset-stats | stop | start | restart MS [--wipe] | "
          "quit)";
 }
 
