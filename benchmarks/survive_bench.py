@@ -32,12 +32,9 @@ new_rl, old_rl, fake_bin, watch_bin, results = sys.argv[1:6]
 CLUSTER = sys.argv[6] if len(sys.argv) > 6 else os.path.join(os.path.dirname(HERE), "tests", "cluster")
 sys.path.insert(0, CLUSTER)
 os.environ["RAYLAUNCH_BIN"] = new_rl
+from survive import FAST_HEALTH, PROGRAM  # noqa: E402
 from harness import realray  # noqa: E402
 from harness.scenario import kill_in_pod, raylaunch_cluster, wait_log  # noqa: E402
-
-PROGRAM = os.path.join(CLUSTER, "survive_program.py")
-FAST_HEALTH = {"RAY_health_check_initial_delay_ms": "1000", "RAY_health_check_period_ms": "1000",
-               "RAY_health_check_timeout_ms": "1000", "RAY_health_check_failure_threshold": "3"}
 WATCH_PERIOD_S = 2  # RAYLAUNCH_HEAD_WATCH's default
 
 

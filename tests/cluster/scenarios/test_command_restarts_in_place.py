@@ -12,22 +12,15 @@ import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-try:
-    from harness import realray  # noqa: F401,E402
-except ImportError:  # until the real-Ray cluster harness (branch realray) is merged: remove then
-    print(f"SKIP: {os.path.basename(__file__)}: needs the real-Ray cluster harness")
-    sys.exit(125)
+from survive import FAST_HEALTH, program  # noqa: E402
 from harness.scenario import assert_clean_end, raylaunch_cluster, wait_log  # noqa: E402
 from harness.testing import eq, main  # noqa: E402
 
-PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "survive_program.py")
-FAST_HEALTH = {"RAY_health_check_initial_delay_ms": "1000", "RAY_health_check_period_ms": "1000",
-               "RAY_health_check_timeout_ms": "1000", "RAY_health_check_failure_threshold": "3"}
 
 
 def test_a_failed_command_runs_again_once_the_worker_is_back():
     with raylaunch_cluster("p4de", replicas=2, image_env=FAST_HEALTH, env={"RAYLAUNCH_RESTARTS": "2"},
-                           launch=["python", PROGRAM, "--pin", "training-1", "--restarted-exit", "0"]) as c:
+                           launch=program("--pin", "training-1", "--restarted-exit", "0")) as c:
         c.start()
         wait_log(c, "training-0", "SURVIVE task on training-1 submitted", 240)
         head, worker = c.pod("training-0"), c.pod("training-1")

@@ -17,24 +17,15 @@ import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-try:
-    from harness import realray  # noqa: F401,E402
-except ImportError:  # until the real-Ray cluster harness (branch realray) is merged: remove then
-    print(f"SKIP: {os.path.basename(__file__)}: needs the real-Ray cluster harness")
-    sys.exit(125)
+from survive import FAST_HEALTH, program  # noqa: E402
 from harness import realray  # noqa: E402
 from harness.scenario import assert_clean_end, kill_in_pod, raylaunch_cluster, wait_exit, wait_log  # noqa: E402
 from harness.testing import eq, main  # noqa: E402
 
-PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "survive_program.py")
-# The head's GCS declares a silent raylet DEAD after 3 failed checks 1 s apart (Ray's defaults: 5
-# x 3 s after 5 s, each allowed 10 s): a frozen raylet is DEAD within seconds here.
-FAST_HEALTH = {"RAY_health_check_initial_delay_ms": "1000", "RAY_health_check_period_ms": "1000",
-               "RAY_health_check_timeout_ms": "1000", "RAY_health_check_failure_threshold": "3"}
 
 
 def test_a_frozen_raylet_declared_dead_ends_its_pod():
-    with raylaunch_cluster("p4de", replicas=2, image_env=FAST_HEALTH, launch=["python", PROGRAM, "--wait"]) as c:
+    with raylaunch_cluster("p4de", replicas=2, image_env=FAST_HEALTH, launch=program("--wait")) as c:
         c.start()
         wait_log(c, "training-0", "SURVIVE running until SIGTERM", 240)
         wait_log(c, "training-1", "watching the head: training-1 is node", 60)
@@ -50,7 +41,7 @@ def test_a_frozen_raylet_declared_dead_ends_its_pod():
 
 
 def test_a_replaced_head_ends_its_workers_at_once():
-    with raylaunch_cluster("p4de", replicas=2, launch=["python", PROGRAM, "--wait"]) as c:
+    with raylaunch_cluster("p4de", replicas=2, launch=program("--wait")) as c:
         c.start()
         wait_log(c, "training-0", "SURVIVE running until SIGTERM", 240)
         wait_log(c, "training-1", "watching the head: training-1 is node", 60)

@@ -8,21 +8,16 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-try:
-    from harness import realray  # noqa: F401,E402
-except ImportError:  # until the real-Ray cluster harness (branch realray) is merged: remove then
-    print(f"SKIP: {os.path.basename(__file__)}: needs the real-Ray cluster harness")
-    sys.exit(125)
+from survive import program  # noqa: E402
 from harness import realray  # noqa: E402
 from harness.scenario import raylaunch_cluster, wait_log  # noqa: E402
 from harness.testing import eq, main  # noqa: E402
 
-PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "survive_program.py")
 
 
 def test_two_of_three_start_after_the_grace_and_the_third_joins_later():
     with raylaunch_cluster("p4de", replicas=3, env={"RAYLAUNCH_MIN_NODES": "2", "RAYLAUNCH_QUORUM_GRACE": "5s"},
-                           launch=["python", PROGRAM, "--wait"]) as c:
+                           launch=program("--wait")) as c:
         c.start(hold=["training-2"])
         wait_log(c, "training-0", "2/3 nodes alive: a quorum (--min-nodes 2)", 240)
         wait_log(c, "training-0", "SURVIVE started on training-0: restart 0, 2 nodes present", 60)

@@ -9,11 +9,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-try:
-    from harness import realray  # noqa: F401,E402
-except ImportError:  # until the real-Ray cluster harness (branch realray) is merged: remove then
-    print(f"SKIP: {os.path.basename(__file__)}: needs the real-Ray cluster harness")
-    sys.exit(125)
+import survive  # noqa: E402,F401  (skips without the real-Ray harness)
 from harness import realray  # noqa: E402
 from harness.scenario import assert_clean_end, raylaunch_cluster, wait_exit  # noqa: E402
 from harness.testing import main  # noqa: E402

@@ -19,16 +19,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-try:
-    from harness import realray  # noqa: F401,E402
-except ImportError:  # until the real-Ray cluster harness (branch realray) is merged: remove then
-    print(f"SKIP: {os.path.basename(__file__)}: needs the real-Ray cluster harness")
-    sys.exit(125)
+from survive import program  # noqa: E402
 from harness import realray  # noqa: E402
 from harness.scenario import assert_clean_end, lines, raylaunch_cluster, wait_exit, wait_log  # noqa: E402
 from harness.testing import eq, main  # noqa: E402
 
-PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "survive_program.py")
 WINDOW_S = 8  # RAYLAUNCH_TERM_GRACE: the drain's window on a worker
 MESSAGE = "raylaunch: pod training-1 received SIGTERM"
 
@@ -40,7 +35,7 @@ def row_of(c, name):
 
 def test_a_busy_worker_is_drained_then_an_idle_one_at_once():
     with raylaunch_cluster("p4de", replicas=2, env={"RAYLAUNCH_TERM_GRACE": f"{WINDOW_S}s"},
-                           launch=["python", PROGRAM, "--pin", "training-1", "--on-failure", "wait"]) as c:
+                           launch=program("--pin", "training-1", "--on-failure", "wait")) as c:
         # Ray's own drain on SIGTERM is what raylaunch turns off on workers (its plan's
         # RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S=0); the harness's image default would keep it.
         c.image_env.pop("RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S", None)
