@@ -15,6 +15,7 @@
 #include "health/probe_cache.hpp"
 #include "plan/plan.hpp"
 #include "plan/plan_render.hpp"
+#include "plan/ray_install.hpp"
 #include "supervisor/exec_error.hpp"
 #include "supervisor/executable_lookup.hpp"
 #include "supervisor/supervisor.hpp"
@@ -134,11 +135,27 @@ supervisor::Settings lifecycle_settings(const Plan& plan, const Config& config) 
                                                                        : supervisor::CommandSignals::group;
   s.term_grace = config.term_grace;
   s.ray_stop_grace = config.ray_stop_grace;
+  s.watch_head = !s.head && config.head_watch.count() > 0;
+  s.drain = !s.head;
+  s.restarts = s.head ? config.restarts : 0;
+  s.restart_window = config.restart_window;
   return s;
 }
 
+// A worker compares its image's Ray and Python with its head's before `ray start` (a node
+// check: none with --checks off). Read from the files of the `ray` that will run.
+VersionPolicy version_policy(const Plan& plan, const Config& config, const Programs& programs, const EnvMap& env) {
+  VersionPolicy policy;
+  if (plan.identity.role == Role::head || config.checks == ChecksPolicy::off) {
+    return policy;
+  }
+  policy.mine = read_installed_ray(supervisor::shebang_interpreter(programs.ray.exe).value_or(""));
+  policy.python_match_level = util::env_value(env, "RAY_DEFAULT_PYTHON_VERSION_MATCH_LEVEL");
+  return policy;
+}
+
 int supervise(const Plan& plan, const Config& config, Programs programs, const gcs::Credentials& credentials,
-              std::shared_ptr<const redis::TlsClient> redis_tls) {
+              std::shared_ptr<const redis::TlsClient> redis_tls, VersionPolicy versions) {
   boost::asio::io_context io;
   supervisor::RunState state;
   state.head = plan.identity.role == Role::head;
@@ -177,7 +194,7 @@ int supervise(const Plan& plan, const Config& config, Programs programs, const g
   spec.command = std::move(programs.command);
   spec.ray_stop = std::move(programs.ray_stop);
   spec.termination_log = config.termination_log;
-  RunWaits waits(plan, config, credentials, std::move(redis_tls), state);
+  RunWaits waits(plan, config, credentials, std::move(redis_tls), state, std::move(versions));
   spec.wait = [&waits](supervisor::Wait which, std::stop_token stop) { return waits(which, stop); };
   supervisor::Supervisor sup(io, std::move(spec), state);
   return sup.run();
@@ -201,8 +218,9 @@ int cmd_run(const Invocation& inv) {
     auto redis_tls = waits_for_redis(plan) ? redis_tls_or_fatal(config) : nullptr;  // 64: Redis TLS files
     apply_actions(plan);                                                             // setrlimit
     apply_environment(plan);                                                         // inherited by everything
+    VersionPolicy versions = version_policy(plan, config, programs, inv.env);
     spdlog::info("ray start: {}", display_argv(plan.ray_start));
-    return supervise(plan, config, programs, credentials, std::move(redis_tls));
+    return supervise(plan, config, programs, credentials, std::move(redis_tls), std::move(versions));
   } catch (const Fatal& e) {
     // Nothing was started: the kubelet still gets the reason as the termination message.
     supervisor::write_termination_message(config.termination_log, e.lines().empty() ? "" : e.lines().front());

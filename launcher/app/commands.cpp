@@ -27,7 +27,8 @@ std::vector<std::string_view> with(std::vector<std::string_view> base,
 const std::vector<std::string_view> k_run_settings =
     with(k_identity, {{"node_manager_port", "metrics_export_port", "join_timeout", "ray", "ray_args",
                        "object_store_memory", "venv", "checks", "gpus", "efa", "shm_min", "host_root", "on_success",
-                       "forward_signals", "health_port", "term_grace", "ray_stop_grace", "exec", "termination_log", "output"},
+                       "forward_signals", "health_port", "term_grace", "ray_stop_grace", "head_watch", "restarts",
+                       "restart_window", "min_nodes", "quorum_grace", "exec", "termination_log", "output"},
                       k_tls,
                       k_redis, k_logging});
 

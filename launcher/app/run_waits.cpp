@@ -1,10 +1,17 @@
 #include "app/run_waits.hpp"
 
+#include <spdlog/spdlog.h>
+
+#include "gcs/cluster_versions.hpp"
 #include "gcs/gcs_node_source.hpp"
 #include "gcs/head_wait.hpp"
+#include "gcs/head_watch.hpp"
 #include "gcs/join_barrier.hpp"
+#include "gcs/node_drain.hpp"
 #include "redis/redis_wait.hpp"
 #include "util/clock.hpp"
+#include "util/exit_codes.hpp"
+#include "util/parse.hpp"
 
 namespace launcher {
 
@@ -15,16 +22,37 @@ namespace {
 
 // A look at the head after a worker's Ray exited takes seconds, not the join timeout.
 constexpr std::chrono::milliseconds k_diagnose_timeout{3'000};
+// The version check's one KV read, after the head's GCS has just answered.
+constexpr std::chrono::milliseconds k_versions_timeout{5'000};
+// Each RPC of the drain: a GCS that stalls costs this much of the grace, not all of it.
+constexpr std::chrono::milliseconds k_drain_rpc_timeout{2'000};
+
+std::int64_t wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 }  // namespace
 
 RunWaits::RunWaits(const Plan& plan, const Config& config, gcs::Credentials credentials,
-                   std::shared_ptr<const redis::TlsClient> redis_tls, supervisor::RunState& state)
+                   std::shared_ptr<const redis::TlsClient> redis_tls, supervisor::RunState& state,
+                   VersionPolicy versions)
     : m_plan(plan),
       m_config(config),
       m_credentials(std::move(credentials)),
       m_redis_tls(std::move(redis_tls)),
-      m_state(state) {}
+      m_state(state),
+      m_versions(std::move(versions)) {}
+
+RunWaits::~RunWaits() = default;
+
+gcs::GcsClient& RunWaits::head_client() {
+  if (!m_head) {
+    const net::HostPort head{m_plan.identity.head_host, m_plan.identity.head_port};
+    m_head = std::make_unique<gcs::GcsClient>(head.text(), m_credentials);
+  }
+  return *m_head;
+}
 
 WaitFinished RunWaits::operator()(Wait which, std::stop_token stop) {
   switch (which) {
@@ -35,10 +63,17 @@ WaitFinished RunWaits::operator()(Wait which, std::stop_token stop) {
       return gcs_answers(which, "local GCS", {"127.0.0.1", m_plan.identity.ray_port}, stop);
     case Wait::join:
       return join(stop);
-    case Wait::head:
-      return gcs_answers(which, "head GCS", {m_plan.identity.head_host, m_plan.identity.head_port}, stop);
+    case Wait::head: {
+      WaitFinished answered =
+          gcs_answers(which, "head GCS", {m_plan.identity.head_host, m_plan.identity.head_port}, stop);
+      return answered.end == util::WaitEnd::ready ? check_versions(stop) : answered;
+    }
     case Wait::diagnose:
       return diagnose(stop);
+    case Wait::watch:
+      return watch(stop);
+    case Wait::drain:
+      return drain(stop);
   }
   return {which, util::WaitEnd::ready, ""};
 }
@@ -72,6 +107,8 @@ WaitFinished RunWaits::join(std::stop_token stop) {
   options.nodes = m_plan.identity.nodes;
   options.expected_names = m_plan.identity.expected_node_names();
   options.wait.timeout = m_config.join_timeout;
+  options.min_nodes = m_plan.min_nodes.value_or(0);
+  options.quorum_grace = m_plan.quorum_grace;
   const auto start = std::chrono::steady_clock::now();
   options.on_answer = [this, start](const gcs::AliveCount& count) {
     m_state.nodes_alive.store(count.distinct_alive());
@@ -81,7 +118,106 @@ WaitFinished RunWaits::join(std::stop_token stop) {
   util::SteadyClock clock;
   const gcs::JoinResult r = gcs::wait_for_nodes(source, options, clock, stop);
   m_state.join_wait_ms.store(r.elapsed.count());
-  return {Wait::join, r.end, r.reason};
+  WaitFinished done{Wait::join, r.end, r.reason};
+  done.nodes = r.last_count.distinct_alive();
+  if (r.end == util::WaitEnd::ready) {
+    m_state.nodes_present.store(done.nodes);
+  }
+  return done;
+}
+
+WaitFinished RunWaits::check_versions(std::stop_token stop) {
+  const WaitFinished go{Wait::head, util::WaitEnd::ready, ""};
+  if (!m_versions.mine) {
+    return go;
+  }
+  const InstalledRay& mine = *m_versions.mine;
+  if (mine.ray.empty() && mine.python.empty()) {
+    spdlog::warn("this image's Ray and Python versions are unknown ({}): not compared with the head's", mine.source);
+    return go;
+  }
+  const auto head = gcs::read_head_versions(head_client(), k_versions_timeout, stop);
+  if (!head) {
+    spdlog::warn("the head's versions could not be read ({}): not compared; Ray compares them itself",
+                 head.error().describe());
+    head_client().reset_channel();
+    return go;
+  }
+  if (!head.value().versions) {
+    spdlog::info("{}: this worker's versions are not compared (Ray {} and Python {} here)", head.value().problem,
+                 mine.ray.empty() ? "?" : mine.ray, mine.python.empty() ? "?" : mine.python);
+    return go;
+  }
+  const gcs::VersionCheck check =
+      gcs::compare_versions(*head.value().versions, {mine.ray, mine.python}, mine.source,
+                            gcs::python_match(m_versions.python_match_level));
+  if (!check.mismatch) {
+    spdlog::info("versions: {}", check.line);
+    return go;
+  }
+  if (m_config.checks != ChecksPolicy::strict) {
+    spdlog::warn("node check versions: {}", check.line);
+    return go;
+  }
+  WaitFinished refused{Wait::head, util::WaitEnd::refused, "node check versions failed: " + check.line};
+  refused.code = exit_code::config;  // a node check under --checks strict, before ray start
+  return refused;
+}
+
+WaitFinished RunWaits::watch(std::stop_token stop) {
+  if (!m_watch) {
+    m_watch = std::make_unique<gcs::HeadWatch>(head_client(), m_plan.identity.hostname,
+                                               static_cast<std::uint64_t>(m_state.ray_started_wall_ms.load()));
+  }
+  gcs::WatchOptions options;
+  options.period = m_config.head_watch;
+  options.on_look = [this](const gcs::CallCost& cost) {
+    m_state.watch_rpcs.store(cost.rpcs);
+    m_state.watch_bytes_sent.store(static_cast<std::int64_t>(cost.bytes_sent));
+    m_state.watch_bytes_received.store(static_cast<std::int64_t>(cost.bytes_received));
+  };
+  util::SteadyClock clock;
+  const gcs::WatchEnd end = gcs::watch_head(*m_watch, options, clock, stop);
+  if (end.state == gcs::HeadState::unknown) {
+    return {Wait::watch, util::WaitEnd::stopped, ""};
+  }
+  WaitFinished lost{Wait::watch, util::WaitEnd::unreachable, end.reason};
+  lost.code = exit_code::unavailable;
+  return lost;
+}
+
+WaitFinished RunWaits::drain(std::stop_token stop) {
+  gcs::DrainOptions options;
+  options.node_name = m_plan.identity.hostname;
+  options.not_before_ms = static_cast<std::uint64_t>(m_state.ray_started_wall_ms.load());
+  if (m_watch) {
+    options.known = m_watch->own();
+  }
+  options.window = m_config.term_grace;
+  options.message = "raylaunch: pod " + m_plan.identity.hostname + " received SIGTERM (spot interruption, node drain "
+                    "or scale-down); Ray on it stops at the latest " + util::format_duration(options.window) +
+                    " later";
+  options.now_wall_ms = wall_ms();
+  options.rpc_timeout = k_drain_rpc_timeout;
+  util::SteadyClock clock;
+  const gcs::DrainResult r = gcs::drain_own_node(head_client(), options, clock, stop);
+  switch (r.outcome) {
+    case gcs::DrainOutcome::drained:
+      m_state.drains_drained.fetch_add(1);
+      break;
+    case gcs::DrainOutcome::deadline:
+      m_state.drains_deadline.fetch_add(1);
+      break;
+    case gcs::DrainOutcome::not_drained:
+      (r.unsupported ? m_state.drains_unsupported : m_state.drains_not_drained).fetch_add(1);
+      break;
+  }
+  if (r.outcome == gcs::DrainOutcome::not_drained) {
+    spdlog::warn("{}: stopping Ray now", r.line);
+  } else {
+    spdlog::info("{}", r.line);
+  }
+  return {Wait::drain, util::WaitEnd::ready, r.line};
 }
 
 WaitFinished RunWaits::diagnose(std::stop_token stop) {

@@ -114,6 +114,23 @@ Apply size_in(std::uint64_t min, std::uint64_t max, std::optional<std::uint64_t>
   };
 }
 
+// A duration, or 0 ("0", "off"): a feature switched off, or no wait at all. `min`: the shortest
+// non-zero value.
+Apply duration_or_zero(std::chrono::milliseconds min, std::chrono::milliseconds& out) {
+  return [min, &out](const std::string& text) {
+    if (text == "0" || text == "off") {
+      out = std::chrono::milliseconds(0);
+      return std::string();
+    }
+    const auto v = util::parse_duration(text);
+    if (!v || *v < min) {
+      return "0 or off, or a duration of at least " + util::format_duration(min) + " such as 2s, 500ms or 1m";
+    }
+    out = *v;
+    return std::string();
+  };
+}
+
 Apply duration(std::chrono::milliseconds& out) {
   return [&out](const std::string& text) {
     const auto v = util::parse_duration(text);
@@ -219,6 +236,11 @@ void check_exec(const Config& c, Parser& p) {
     p.problem(c.source_of("exec") + " and " + c.source_of("on_success") +
               " stay cannot go together (expected one of them: with --exec raylaunch is gone once the command runs, "
               "so nothing stays up after it)");
+  }
+  if (c.restarts > 0) {
+    p.problem(c.source_of("exec") + " and " + c.source_of("restarts") + " " + std::to_string(c.restarts) +
+              " cannot go together (expected one of them: raylaunch is gone once the command replaces it, and "
+              "nothing is left to run it again)");
   }
   if (c.health_port > 0) {
     p.problem(c.source_of("exec") + " and " + c.source_of("health_port") + " " + std::to_string(c.health_port) +
@@ -404,6 +426,12 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
   p.field("health_port", int_in(0, 65535, c.health_port));
   p.field("term_grace", duration(c.term_grace));
   p.field("ray_stop_grace", duration(c.ray_stop_grace));
+  // More often than every 500 ms would ask the GCS more than the barrier's own polls do.
+  p.field("head_watch", duration_or_zero(std::chrono::milliseconds(500), c.head_watch));
+  p.field("restarts", int_in(0, 1000, c.restarts));
+  p.field("restart_window", duration(c.restart_window));
+  p.field("min_nodes", int_in(1, k_max_nodes, c.min_nodes));
+  p.field("quorum_grace", duration_or_zero(std::chrono::milliseconds(1), c.quorum_grace));
   p.field("exec", one_of<bool>({{"true", true}, {"false", false}}, c.exec));
   p.field("termination_log", [&](const std::string& t) {
     c.termination_log = t;
@@ -422,6 +450,10 @@ Config parse_config(const RawSettings& raw, const std::vector<std::string_view>&
     return std::string("one of debug|info|warn|error");
   });
 
+  if (c.min_nodes && *c.min_nodes > c.nodes) {
+    p.problem(c.source_of("min_nodes") + ": " + std::to_string(*c.min_nodes) + " is more than nodes=" +
+              std::to_string(c.nodes) + " (expected a quorum from 1 to " + std::to_string(c.nodes) + ")");
+  }
   if (c.ordinal && *c.ordinal >= c.nodes) {
     p.problem(c.source_of("ordinal") + ": ordinal " + std::to_string(*c.ordinal) + " is not below nodes=" +
               std::to_string(c.nodes) + " (expected 0.." + std::to_string(c.nodes - 1) +

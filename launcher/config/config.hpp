@@ -66,6 +66,11 @@ struct Config {
   int health_port = 0;
   std::chrono::milliseconds term_grace{0};
   std::chrono::milliseconds ray_stop_grace{0};
+  std::chrono::milliseconds head_watch{0};     // worker: the head watch's period; 0: off
+  int restarts = 0;                            // head: in-place restarts of the command
+  std::chrono::milliseconds restart_window{0};
+  std::optional<int> min_nodes;                // head: a quorum (nullopt: exactly `nodes`)
+  std::chrono::milliseconds quorum_grace{0};
   bool exec = false;
   std::string termination_log;
   OutputFormat output = OutputFormat::text;

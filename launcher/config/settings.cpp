@@ -122,6 +122,20 @@ const std::vector<SettingSpec>& setting_specs() {
        "after SIGTERM, how long the command gets before SIGKILL"},
       {"ray_stop_grace", "--ray-stop-grace", "RAYLAUNCH_RAY_STOP_GRACE", "15s", "",
        "how long `ray start --block` gets to stop Ray's processes after SIGTERM before SIGKILL"},
+      // Surviving what ends runs (issue 19): the head watch, in-place restarts, a quorum barrier.
+      {"head_watch", "--head-watch", "RAYLAUNCH_HEAD_WATCH", "2s", "",
+       "worker: how often to ask the head's GCS for its cluster id and this node's row (two small RPCs); a new "
+       "cluster or this node DEAD ends the pod at once (69). 0 or off: no watch"},
+      {"restarts", "--restarts", "RAYLAUNCH_RESTARTS", "0", "",
+       "head: how many times to run the command again in place after a retryable failure (not 64/69/70/71/74/75/"
+       "77/78/126/127, not SIGTERM or SIGINT), each after the join barrier again; 0: never"},
+      {"restart_window", "--restart-window", "RAYLAUNCH_RESTART_WINDOW", "1h", "",
+       "head: the window --restarts counts in (at most that many restarts within any such window)"},
+      {"min_nodes", "--min-nodes", "RAYLAUNCH_MIN_NODES", "", "off: exactly --nodes",
+       "head: a quorum; once this many pods are ALIVE for --quorum-grace, run the command with those present "
+       "(RAYLAUNCH_NODES_PRESENT); the others still join Ray"},
+      {"quorum_grace", "--quorum-grace", "RAYLAUNCH_QUORUM_GRACE", "60s", "",
+       "head, with --min-nodes: how long a quorum waits for the rest before the command starts (0: at once)"},
       {"forward_signals", "--forward-signals", "RAYLAUNCH_FORWARD_SIGNALS", "group", "",
        "where a signal for the command goes: its whole process group (group), or its process alone (leader); "
        "`ray start` always gets it alone"},

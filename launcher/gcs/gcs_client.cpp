@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "gcs/cancel_on_stop.hpp"
 #include "gcs/tls_diagnosis.hpp"
 #include "health.grpc.pb.h"
 #include "ray_gcs.grpc.pb.h"
@@ -28,16 +29,6 @@ namespace {
 std::string one_line(const std::string& text) {
   return util::printable(util::redact(text));
 }
-
-// Cancels the call when `stop` is requested: a SIGTERM ends a wait now, not at the deadline.
-class CancelOnStop {
- public:
-  CancelOnStop(grpc::ClientContext& context, std::stop_token stop)
-      : m_callback(std::move(stop), [&context] { context.TryCancel(); }) {}
-
- private:
-  std::stop_callback<std::function<void()>> m_callback;
-};
 
 RpcError from_gcs_status(const ray::rpc::GcsStatus& status) {
   return RpcError{0, status.code(), one_line(status.message()), ""};
@@ -69,6 +60,10 @@ GcsClient::Stub& GcsClient::stub() {
 
 void GcsClient::reset_channel() {
   m_stub.reset();
+}
+
+std::shared_ptr<grpc::Channel> GcsClient::channel() {
+  return stub().channel;
 }
 
 std::optional<RayVersion> GcsClient::version() const {

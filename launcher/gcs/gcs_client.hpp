@@ -52,6 +52,10 @@ class GcsClient {
   // or when the GCS reports a version that does not parse.
   std::optional<RayVersion> version() const;
 
+  // The channel the calls above use (made now if there is none), for the RPCs of Ray's other
+  // services on the same connection (gcs/cluster_rpcs.hpp).
+  std::shared_ptr<grpc::Channel> channel();
+
   // Drops the channel and what was learnt on it; the next call makes a fresh one (new DNS
   // lookup, new connection, no inherited gRPC backoff). Poll loops call this after a transport
   // failure.

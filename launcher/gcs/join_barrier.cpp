@@ -48,7 +48,13 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
   using Kind = util::Attempt::Kind;
   JoinResult result;
   std::optional<util::Clock::TimePoint> named_at;
+  std::optional<util::Clock::TimePoint> quorum_since;  // when min_nodes were first ALIVE (again)
   int refuted = -1;  // a light count a full poll contradicted: not re-checked until it changes
+  // How many pods end the wait now: all of them, or the quorum once its grace has passed.
+  auto wanted = [&]() {
+    const bool due = options.min_nodes > 0 && quorum_since && clock.now() - *quorum_since >= options.quorum_grace;
+    return due ? options.min_nodes : options.nodes;
+  };
   spdlog::info("waiting for {} nodes at {} (timeout {})", options.nodes, source.describe(),
                util::format_duration(options.wait.timeout));
   // A failed poll: stop on what cannot heal, else retry on a fresh channel.
@@ -73,15 +79,25 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
           return failed(reply.error());
         }
         AliveCount count = count_alive(reply.value(), options.expected_names);
+        if (options.min_nodes > 0) {
+          if (count.distinct_alive() < options.min_nodes) {
+            quorum_since.reset();
+          } else if (!quorum_since) {
+            quorum_since = clock.now();
+            spdlog::info("{}/{} nodes alive: a quorum (--min-nodes {}); starting with those present in {} unless all "
+                         "join sooner", count.distinct_alive(), options.nodes, options.min_nodes,
+                         util::format_duration(options.quorum_grace));
+          }
+        }
         if (!reply.value().has_names) {
           ++result.light_polls;
-          if (count.distinct_alive() >= options.nodes && count.distinct_alive() != refuted) {
+          if (count.distinct_alive() >= wanted() && count.distinct_alive() != refuted) {
             auto full = source.poll(timeout, s);
             if (!full) {
               return failed(full.error());
             }
             const AliveCount confirmed = count_alive(full.value(), options.expected_names);
-            refuted = confirmed.distinct_alive() < options.nodes ? count.distinct_alive() : -1;
+            refuted = confirmed.distinct_alive() < wanted() ? count.distinct_alive() : -1;
             reply = std::move(full);
             count = confirmed;
           }
@@ -96,7 +112,9 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
         if (options.on_answer) {
           options.on_answer(result.last_count);
         }
-        const bool joined = reply.value().has_names && result.last_count.distinct_alive() >= options.nodes;
+        const int present = result.last_count.distinct_alive();
+        const bool joined = reply.value().has_names && present >= wanted();
+        result.quorum = joined && present < options.nodes;
         return {joined ? Kind::done : Kind::waiting, progress_line(result.last_count, options.nodes)};
       });
   result.end = report.end;
@@ -106,8 +124,12 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
     // "4/4 nodes alive after 4.1s (16 polls); counted once despite …"
     const std::string& line = report.last_line;
     const auto notes = line.find(';');
-    spdlog::info("{} after {:.1f}s ({}){}", line.substr(0, notes),
+    spdlog::info("{} after {:.1f}s ({}){}{}", line.substr(0, notes),
                  static_cast<double>(result.elapsed.count()) / 1000.0, util::plural(result.polls, "poll"),
+                 result.quorum ? fmt::format(": a quorum (--min-nodes {}) after its {} grace; the others join Ray "
+                                             "when they come",
+                                             options.min_nodes, util::format_duration(options.quorum_grace))
+                               : std::string(),
                  notes == std::string::npos ? std::string() : line.substr(notes));
   }
   result.reason = final_reason(source, options, result);

@@ -39,10 +39,17 @@ struct JoinOptions {
   util::WaitOptions wait;
   // Called with every answer (on the waiting thread): how `run` keeps /metrics current.
   std::function<void(const AliveCount&)> on_answer;
+  // A quorum (0: off, exactly `nodes`): once at least `min_nodes` pods have been ALIVE for
+  // `quorum_grace` — torchrun's last call after --nnodes=MIN:MAX — the barrier is done with those
+  // present. The grace starts when the count first reaches min_nodes, and again whenever it falls
+  // below; all `nodes` present ends it at once.
+  int min_nodes = 0;
+  std::chrono::milliseconds quorum_grace{60'000};
 };
 
 struct JoinResult {
   util::WaitEnd end = util::WaitEnd::unreachable;  // ready: joined; not_ready: too few at the deadline
+  bool quorum = false;                             // ready with fewer than `nodes` (a quorum)
   AliveCount last_count;                           // from the last answer (empty if none)
   std::optional<AliveCount> last_named;            // from the last answer with names: who is missing
   int light_polls = 0;                             // polls answered by the light call

@@ -52,6 +52,13 @@ void HealthService::livez(Respond respond) {
     case Phase::staying:
       answer("livez", true, "the command succeeded; staying up (--on-success stay)", respond);
       return;
+    case Phase::draining:
+      // Alive while it drains: a liveness kill now would SIGKILL the very work the drain lets end.
+      answer("livez", true, "draining: " + m_state.reason, respond);
+      return;
+    case Phase::restarting:
+      answer("livez", true, "the command failed; it runs again once its process group is gone", respond);
+      return;
     case Phase::stopping:
     case Phase::done:
       answer("livez", false, "stopping: " + m_state.reason, respond);
@@ -82,7 +89,10 @@ void HealthService::readyz(Respond respond) {
                                            phase == Phase::running_command || phase == Phase::staying)
                                          : phase == Phase::running_ray;
   if (!can_be_ready || !ray_up) {
-    answer("readyz", false, std::string("not ready: ") + supervisor::to_string(phase), respond);
+    // Why, the moment it is known: draining after SIGTERM, the head replaced, this node DEAD.
+    const bool why = (phase == Phase::draining || phase == Phase::stopping) && !m_state.reason.empty();
+    answer("readyz", false,
+           std::string("not ready: ") + supervisor::to_string(phase) + (why ? ": " + m_state.reason : ""), respond);
     return;
   }
   m_probes.get(ProbeKind::readiness, [this, respond = std::move(respond)](const ProbeAnswer& a) mutable {

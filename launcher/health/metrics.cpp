@@ -20,7 +20,8 @@ std::string render_metrics(const supervisor::RunState& state, const std::map<std
   out += fmt::format("raylaunch_info{{version=\"{}\",role=\"{}\"}} 1\n", version, state.head ? "head" : "worker");
   family(out, "raylaunch_phase", "gauge", "The supervisor's phase: 1 for the current one, 0 for the others.");
   for (Phase p : {Phase::starting, Phase::preflight, Phase::waiting_head, Phase::starting_ray, Phase::joining,
-                  Phase::running_command, Phase::running_ray, Phase::staying, Phase::stopping, Phase::done}) {
+                  Phase::running_command, Phase::running_ray, Phase::draining, Phase::restarting, Phase::staying,
+                  Phase::stopping, Phase::done}) {
     out += fmt::format("raylaunch_phase{{phase=\"{}\"}} {}\n", supervisor::to_string(p), p == state.phase ? 1 : 0);
   }
   family(out, "raylaunch_nodes_alive", "gauge", "Distinct pods ALIVE in the GCS at the join barrier's last poll.");
@@ -35,6 +36,27 @@ std::string render_metrics(const supervisor::RunState& state, const std::map<std
   out += fmt::format("raylaunch_ray_up {}\n", state.ray_running ? 1 : 0);
   family(out, "raylaunch_command_exit_status", "gauge", "The launch command's exit status; -1 before it exits.");
   out += fmt::format("raylaunch_command_exit_status {}\n", state.command_exit_code);
+  family(out, "raylaunch_nodes_present", "gauge",
+         "Distinct pods ALIVE when the command last started (fewer than expected after a quorum, --min-nodes).");
+  out += fmt::format("raylaunch_nodes_present {}\n", state.nodes_present.load());
+  family(out, "raylaunch_command_restarts_total", "counter",
+         "Times the command ran again in place after a retryable failure (RAYLAUNCH_RESTARTS).");
+  out += fmt::format("raylaunch_command_restarts_total {}\n", state.command_restarts);
+  family(out, "raylaunch_node_drains_total", "counter",
+         "Drains of this worker's node on SIGTERM, by outcome: drained (idle before the deadline), deadline (work "
+         "ran until it), not_drained (no row, rejected, failed), unsupported (the GCS has no DrainNode).");
+  for (const auto& [outcome, n] : {std::pair{"drained", &state.drains_drained}, {"deadline", &state.drains_deadline},
+                                   {"not_drained", &state.drains_not_drained}, {"unsupported", &state.drains_unsupported}}) {
+    out += fmt::format("raylaunch_node_drains_total{{outcome=\"{}\"}} {}\n", outcome, n->load());
+  }
+  family(out, "raylaunch_head_watch_rpcs_total", "counter",
+         "RPCs a worker's watch on its head sent the head's GCS (cluster id and this node's row).");
+  out += fmt::format("raylaunch_head_watch_rpcs_total {}\n", state.watch_rpcs.load());
+  family(out, "raylaunch_head_watch_bytes_total", "counter",
+         "Protobuf payload bytes of the head watch's requests (sent) and replies (received).");
+  out += fmt::format("raylaunch_head_watch_bytes_total{{direction=\"sent\"}} {}\n", state.watch_bytes_sent.load());
+  out += fmt::format("raylaunch_head_watch_bytes_total{{direction=\"received\"}} {}\n",
+                     state.watch_bytes_received.load());
   family(out, "raylaunch_uptime_seconds", "gauge", "Seconds since raylaunch started.");
   out += fmt::format("raylaunch_uptime_seconds {:.3f}\n",
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - state.started_at).count());

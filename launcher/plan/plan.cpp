@@ -1,5 +1,6 @@
 #include "plan/plan.hpp"
 
+#include "plan/drain_env.hpp"
 #include "plan/fabric_checks.hpp"
 #include "plan/fabric_env.hpp"
 #include "plan/gcs_ft.hpp"
@@ -50,6 +51,10 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   plan.checks_policy = config.checks;
   plan.command = std::move(command);
   plan.join_timeout = config.join_timeout;
+  if (config.min_nodes && *config.min_nodes < plan.identity.nodes) {
+    plan.min_nodes = config.min_nodes;
+    plan.quorum_grace = config.quorum_grace;
+  }
   plan.instance_type = facts.node.instance_type;
 
   Expectations expect = settle_expectations(config, facts.node);
@@ -66,6 +71,8 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   plan.env.insert(plan.env.end(), fabric.vars.begin(), fabric.vars.end());
   GcsFtPlan gcs_ft = plan_gcs_ft(config, plan.identity, facts.env, facts.ray_install);
   plan.env.insert(plan.env.end(), gcs_ft.env.begin(), gcs_ft.env.end());
+  const std::vector<EnvVar> drain = drain_env(plan.identity, facts.env);
+  plan.env.insert(plan.env.end(), drain.begin(), drain.end());
   if (config.checks != ChecksPolicy::off) {
     plan.checks = node_checks(facts.node, facts.limits, expect);
     plan.checks.push_back(check_object_store(plan.object_store, facts.node, facts.env));

@@ -1,5 +1,6 @@
 #pragma once
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct Plan {
   std::vector<std::string> ray_start;   // argv, no shell: {"ray", "start", …}
   std::vector<std::string> command;     // the launch command (argv), may be empty
   std::chrono::milliseconds join_timeout{0};
+  // A quorum (--min-nodes below --nodes): the barrier is done once this many pods have been
+  // ALIVE for quorum_grace. nullopt: exactly `identity.nodes`.
+  std::optional<int> min_nodes;
+  std::chrono::milliseconds quorum_grace{0};
   std::string instance_type;
   int expected_gpus = -1;               // -1: no expectation
   int expected_efa = -1;

@@ -104,7 +104,11 @@ std::string render_plan_text(const Plan& plan) {
   line(out, "gcs tls", describe(plan.tls));
   if (id.role == Role::head && id.nodes > 1) {
     line(out, "join barrier", "wait up to " + util::format_duration(plan.join_timeout) + " for " +
-                                  std::to_string(id.nodes) + " ALIVE nodes");
+                                  std::to_string(id.nodes) + " ALIVE nodes" +
+                                  (plan.min_nodes ? ", or start with at least " + std::to_string(*plan.min_nodes) +
+                                                        " once they have been ALIVE " +
+                                                        util::format_duration(plan.quorum_grace) + " (--min-nodes)"
+                                                  : std::string()));
   }
 
   out += "\nchecks (policy " + std::string(to_string(plan.checks_policy)) + "):\n";
@@ -159,6 +163,10 @@ std::string render_plan_json(const Plan& plan) {
   doc["expected_gpus"] = plan.expected_gpus >= 0 ? util::Json(plan.expected_gpus) : util::Json(nullptr);
   doc["expected_efa"] = plan.expected_efa >= 0 ? util::Json(plan.expected_efa) : util::Json(nullptr);
   doc["join_timeout_ms"] = static_cast<std::int64_t>(plan.join_timeout.count());
+  if (plan.min_nodes) {  // only with a quorum: plans without one are as they were
+    doc["min_nodes"] = *plan.min_nodes;
+    doc["quorum_grace_ms"] = static_cast<std::int64_t>(plan.quorum_grace.count());
+  }
   doc["checks_policy"] = to_string(plan.checks_policy);
   // Paths only: the files hold a private key.
   auto path_or_null = [](const std::string& p) { return p.empty() ? util::Json(nullptr) : util::Json(p); };

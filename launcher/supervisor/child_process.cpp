@@ -41,13 +41,20 @@ void clean_start(int output_fd, const std::vector<int>& descriptors) {
 
 }  // namespace
 
-ChildEnvironment::ChildEnvironment(const std::vector<std::string>& drop) {
+ChildEnvironment::ChildEnvironment(const std::vector<std::string>& drop,
+                                   const std::vector<std::pair<std::string, std::string>>& set) {
+  auto is_set = [&set](const std::string& name) {
+    return std::any_of(set.begin(), set.end(), [&name](const auto& kv) { return kv.first == name; });
+  };
   for (char** var = environ; var != nullptr && *var != nullptr; ++var) {
     const std::string entry(*var);
     const std::string name = entry.substr(0, entry.find('='));
-    if (std::find(drop.begin(), drop.end(), name) == drop.end()) {
+    if (std::find(drop.begin(), drop.end(), name) == drop.end() && !is_set(name)) {
       m_vars.push_back(entry);
     }
+  }
+  for (const auto& [name, value] : set) {
+    m_vars.push_back(name + "=" + value);
   }
   for (std::string& var : m_vars) {
     m_pointers.push_back(var.data());
@@ -66,7 +73,7 @@ util::Result<SpawnedChild, SpawnError> spawn_child(const SpawnRequest& request) 
   util::Fd write_end(pipe_fds[1]);
   const int child_out = write_end.get();
   std::vector<std::string> args(request.argv.begin() + (request.argv.empty() ? 0 : 1), request.argv.end());
-  ChildEnvironment environment(request.drop_env);
+  ChildEnvironment environment(request.drop_env, request.set_env);
   const std::vector<int> descriptors = open_descriptors(3);
   try {
     bp::child child(

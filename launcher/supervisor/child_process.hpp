@@ -2,6 +2,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "supervisor/exec_error.hpp"
@@ -15,6 +16,7 @@ struct SpawnRequest {
   std::vector<std::string> argv;  // argv[0] as the user wrote it
   bool capture_output = false;    // stdout and stderr into a pipe (Ray's output), else inherited
   std::vector<std::string> drop_env;  // variables of raylaunch's environment this child must not get
+  std::vector<std::pair<std::string, std::string>> set_env{};  // and variables it gets set (replacing)
 };
 
 struct SpawnedChild {
@@ -22,11 +24,12 @@ struct SpawnedChild {
   util::Fd output;    // read end of its stdout+stderr pipe, when captured
 };
 
-// raylaunch's environment (the plan's variables were applied to it) without `drop`: what a
-// child gets. Built before fork, so the child allocates nothing.
+// raylaunch's environment (the plan's variables were applied to it) without `drop`, with `set`
+// set: what a child gets. Built before fork, so the child allocates nothing.
 class ChildEnvironment {
  public:
-  explicit ChildEnvironment(const std::vector<std::string>& drop);
+  explicit ChildEnvironment(const std::vector<std::string>& drop,
+                            const std::vector<std::pair<std::string, std::string>>& set = {});
   char** envp() { return m_pointers.data(); }
 
  private:

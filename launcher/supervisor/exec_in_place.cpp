@@ -67,13 +67,14 @@ class Dispositions {
 }  // namespace
 
 ExecAttempt exec_in_place(const std::string& exe, const std::vector<std::string>& argv,
-                          const std::vector<std::string>& drop_env) {
+                          const std::vector<std::string>& drop_env,
+                          const std::vector<std::pair<std::string, std::string>>& set_env) {
   std::vector<char*> cargv;
   for (const std::string& a : argv) {
     cargv.push_back(const_cast<char*>(a.c_str()));
   }
   cargv.push_back(nullptr);
-  ChildEnvironment environment(drop_env);
+  ChildEnvironment environment(drop_env, set_env);
   mark_close_on_exec(3, open_descriptors(3));
 
   sigset_t saved_mask;

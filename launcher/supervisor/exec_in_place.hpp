@@ -27,6 +27,7 @@ struct ExecAttempt {
 //     SIGPIPE are only consumed (reap after the call).
 // Call it on the thread that owns the signals (every other thread blocks them all).
 ExecAttempt exec_in_place(const std::string& exe, const std::vector<std::string>& argv,
-                          const std::vector<std::string>& drop_env);
+                          const std::vector<std::string>& drop_env,
+                          const std::vector<std::pair<std::string, std::string>>& set_env = {});
 
 }  // namespace launcher::supervisor

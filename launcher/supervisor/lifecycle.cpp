@@ -25,6 +25,10 @@ const char* to_string(Phase p) {
       return "running_command";
     case Phase::running_ray:
       return "running_ray";
+    case Phase::draining:
+      return "draining";
+    case Phase::restarting:
+      return "restarting";
     case Phase::staying:
       return "staying";
     case Phase::stopping:
@@ -41,7 +45,16 @@ bool ends_run(int signo) { return signo == SIGTERM || signo == SIGINT; }
 
 std::string processes(int n) { return std::to_string(n) + (n == 1 ? " process" : " processes"); }
 
-int code_of(const WaitFinished& w) { return w.internal_error ? exit_code::software : util::exit_code_of(w.end, 0); }
+int code_of(const WaitFinished& w) {
+  if (w.internal_error) {
+    return exit_code::software;
+  }
+  return w.code ? *w.code : util::exit_code_of(w.end, 0);
+}
+
+// A drain that overran its own deadline (a bug, or a clock that jumped) still ends: Ray is
+// stopped this long after the drain's window.
+constexpr std::chrono::milliseconds k_drain_overrun{5'000};
 
 std::string with_detail(std::string line, const std::string& detail) {
   return detail.empty() ? line : line + ": " + detail;
@@ -61,6 +74,8 @@ const char* waiting_for(Phase p) {
       return "while Ray ran";
     case Phase::running_command:
       return "while the command ran";
+    case Phase::draining:
+      return "while the node drained";
     default:
       return "";
   }
@@ -120,26 +135,25 @@ std::vector<Effect> Lifecycle::on(const Event& event) {
 
 std::vector<Effect> Lifecycle::on_start() {
   std::vector<Effect> out;
-  m_wait_running = true;
   if (!m_s.head) {
     m_phase = Phase::waiting_head;
-    out.emplace_back(StartWait{Wait::head});
+    start_wait(out, Wait::head);
   } else if (m_s.preflight) {
     m_phase = Phase::preflight;
-    out.emplace_back(StartWait{Wait::preflight});
+    start_wait(out, Wait::preflight);
   } else {
     m_phase = Phase::starting_ray;
     m_ray_running = true;
-    out.emplace_back(Spawn{Child::ray});
-    out.emplace_back(StartWait{Wait::local_gcs});
+    out.emplace_back(Spawn{Child::ray, {}});
+    start_wait(out, Wait::local_gcs);
   }
   return out;
 }
 
 std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
   std::vector<Effect> out;
-  if (!m_wait_running) {
-    return out;  // cancelled on the way to the exit; the shutdown is under way
+  if (!m_wait_running || w.which != m_wait) {
+    return out;  // cancelled on the way to the exit or to another wait: its answer is stale
   }
   m_wait_running = false;
   if (w.which == Wait::diagnose) {
@@ -147,6 +161,19 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
       m_reason += " (" + w.reason + ")";
     }
     stop_ray(out);
+    return out;
+  }
+  if (w.which == Wait::drain) {
+    out.emplace_back(CancelTimer{Timer::term_grace});
+    if (!w.reason.empty()) {
+      m_reason += "; " + w.reason;
+    }
+    stop_ray(out);
+    return out;
+  }
+  if (w.which == Wait::watch && w.internal_error) {
+    // A bug in the watch must not end a healthy worker: it runs on unwatched, as before.
+    out.emplace_back(Log{Log::Level::error, "the head watch stopped: " + w.reason + "; Ray runs on unwatched"});
     return out;
   }
   if (m_phase == Phase::stopping || w.end == util::WaitEnd::stopped) {
@@ -161,9 +188,8 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
       }
       m_phase = Phase::starting_ray;
       m_ray_running = true;
-      m_wait_running = true;
-      out.emplace_back(Spawn{Child::ray});
-      out.emplace_back(StartWait{Wait::local_gcs});
+      out.emplace_back(Spawn{Child::ray, {}});
+      start_wait(out, Wait::local_gcs);
       return out;
     case Wait::local_gcs:
       if (!ready) {
@@ -171,23 +197,15 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
         return out;
       }
       m_phase = Phase::joining;
-      m_wait_running = true;
-      out.emplace_back(StartWait{Wait::join});
+      start_wait(out, Wait::join);
       return out;
     case Wait::join:
       if (!ready) {
         shut_down(out, code_of(w), w.reason, std::nullopt);
         return out;
       }
-      m_phase = Phase::running_command;
-      m_command_running = true;
-      // With --exec the command replaces raylaunch; the supervisor reports a failed execve as
-      // the command's exit (126/127), and the run ends as if it had exited so.
-      if (m_s.exec) {
-        out.emplace_back(ExecCommand{});
-      } else {
-        out.emplace_back(Spawn{Child::command});
-      }
+      m_nodes_present = w.nodes;
+      run_command(out);
       return out;
     case Wait::head:
       if (!ready) {
@@ -196,9 +214,17 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
       }
       m_phase = Phase::running_ray;
       m_ray_running = true;
-      out.emplace_back(Spawn{Child::ray});
+      out.emplace_back(Spawn{Child::ray, {}});
+      if (m_s.watch_head) {
+        start_wait(out, Wait::watch);
+      }
+      return out;
+    case Wait::watch:
+      // The head was replaced, or this node is DEAD in it: Ray here serves nobody any more.
+      shut_down(out, code_of(w), w.reason, std::nullopt);
       return out;
     case Wait::diagnose:
+    case Wait::drain:
       break;
   }
   return out;
@@ -235,8 +261,15 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
           m_phase = Phase::stopping;
           m_exit_code = exit_code::unavailable;
           m_reason = with_detail("ray start " + e.how, e.detail);
-          m_wait_running = true;
-          out.emplace_back(StartWait{Wait::diagnose});
+          cancel_wait(out);  // the head watch
+          start_wait(out, Wait::diagnose);
+          break;
+        case Phase::draining:
+          // A drained, idle raylet exits by itself, and `ray start --block` may follow it.
+          m_reason += "; Ray exited while the node drained (ray start " + e.how + ")";
+          cancel_wait(out);
+          out.emplace_back(CancelTimer{Timer::term_grace});
+          stop_ray(out);
           break;
         case Phase::staying:
           out.emplace_back(Log{Log::Level::warn, "Ray " + e.how +
@@ -255,8 +288,12 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
     case Child::command:
       m_command_running = false;
       if (m_phase == Phase::running_command) {
-        // It exited on its own: its status is the run's, unless it succeeded under stay.
-        if (e.code == 0 && m_s.on_success == OnSuccess::stay) {
+        // It exited on its own: its status is the run's, unless it succeeded under stay, or
+        // failed in a way worth running it again in place.
+        if (restart_after(out, e)) {
+          m_phase = Phase::restarting;
+          m_restart_pending = true;
+        } else if (e.code == 0 && m_s.on_success == OnSuccess::stay) {
           m_phase = Phase::staying;
           m_stay_after_command = true;
           out.emplace_back(Log{Log::Level::info, "command exited 0 after " + util::format_elapsed(e.ran.value_or(std::chrono::milliseconds(0))) +
@@ -267,6 +304,12 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
           m_exit_code = e.code;
           m_reason = with_detail("command " + e.how + (e.ran ? " after " + util::format_elapsed(*e.ran) : ""),
                                  e.detail);
+          if (m_budget.enabled() && e.code != 0) {
+            m_reason += retryable_exit(e.code) ? " (not run again: the restart budget, " + m_budget.describe() +
+                                                     ", is spent)"
+                                               : " (not run again: exit status " + std::to_string(e.code) +
+                                                     " is not retryable)";
+          }
         }
         if (e.group_left > 0) {
           command_group_left(out, e.group_left, false, false);
@@ -314,10 +357,35 @@ std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
       }
       finish(out);
       break;
+    case Phase::running_ray:
+      if (m_s.drain) {
+        start_drain(out, s.signo);
+        break;
+      }
+      shut_down(out, exit_code::killed_by(s.signo), by + " " + waiting_for(m_phase), std::nullopt);
+      break;
     case Phase::starting_ray:
     case Phase::joining:
-    case Phase::running_ray:
       shut_down(out, exit_code::killed_by(s.signo), by + " " + waiting_for(m_phase), std::nullopt);
+      break;
+    case Phase::draining:
+      // A second SIGTERM (or Ctrl-C): the drain is not worth waiting for any longer.
+      m_reason += "; the drain was cut short by " + util::signal_name(s.signo);
+      cancel_wait(out);
+      out.emplace_back(CancelTimer{Timer::term_grace});
+      stop_ray(out);
+      break;
+    case Phase::restarting:
+      // The failed command's group is being stopped before the rerun: it is not rerun now.
+      m_restart_pending = false;
+      m_phase = Phase::stopping;
+      m_exit_code = exit_code::killed_by(s.signo);
+      m_reason = by + " before the command was run again";
+      if (m_group_wait) {
+        out.emplace_back(to_command(s.signo));
+      } else {
+        after_command(out);
+      }
       break;
     case Phase::running_command:
       shut_down(out, exit_code::killed_by(s.signo), by + " while the command ran", s.signo);
@@ -362,12 +430,18 @@ std::vector<Effect> Lifecycle::on_timer(const TimerFired& t) {
     m_group_wait = false;
     out.emplace_back(KillGroup{Child::command});
     after_command(out);
+  } else if (t.which == Timer::term_grace && m_phase == Phase::draining) {
+    out.emplace_back(Log{Log::Level::warn, "the drain did not end within its window (" +
+                                               util::format_duration(m_s.term_grace) + "): stopping Ray"});
+    m_reason += "; the drain did not end within its window";
+    cancel_wait(out);
+    stop_ray(out);
   } else if (t.which == Timer::stragglers) {
     out.emplace_back(Log{Log::Level::warn, "processes that outlived the command and Ray did not exit within the term "
                                            "grace (" + util::format_duration(m_s.term_grace) + "): SIGKILL"});
     out.emplace_back(SignalStragglers{SIGKILL});
     m_phase = Phase::done;
-    out.emplace_back(Exit{m_exit_code, m_reason});
+    out.emplace_back(exit_now());
   } else if (t.which == Timer::ray_stop_grace) {
     if (m_ray_running) {
       out.emplace_back(Log{Log::Level::warn, "ray start did not stop within " +
@@ -414,7 +488,7 @@ std::vector<Effect> Lifecycle::on_stragglers(const Stragglers& s) {
       out.emplace_back(CancelTimer{Timer::stragglers});
     }
     m_phase = Phase::done;
-    out.emplace_back(Exit{m_exit_code, m_reason});
+    out.emplace_back(exit_now());
     return out;
   }
   if (!m_stragglers_signalled) {
@@ -453,6 +527,14 @@ void Lifecycle::command_group_left(std::vector<Effect>& out, int left, bool sign
 }
 
 void Lifecycle::after_command(std::vector<Effect>& out) {
+  if (m_restart_pending) {
+    // Each rerun waits for the barrier again: a worker whose container restarted with the
+    // failure is back (and counted once, by its name) before the command needs it.
+    m_restart_pending = false;
+    m_phase = Phase::joining;
+    start_wait(out, Wait::join);
+    return;
+  }
   if (m_stay_after_command) {
     m_phase = Phase::staying;
     return;
@@ -467,10 +549,7 @@ void Lifecycle::shut_down(std::vector<Effect>& out, int code, std::string reason
   m_phase = Phase::stopping;
   m_exit_code = code;
   m_reason = std::move(reason);
-  if (m_wait_running) {
-    out.emplace_back(CancelWait{});
-    m_wait_running = false;
-  }
+  cancel_wait(out);
   if (m_command_running) {
     m_stop_signal = command_signal.value_or(SIGTERM);
     out.emplace_back(to_command(m_stop_signal));
@@ -506,6 +585,68 @@ void Lifecycle::end_before_start(std::vector<Effect>& out, const WaitFinished& w
   m_exit_code = code_of(w);
   m_reason = w.reason;
   finish(out);  // nothing was started, nothing to stop
+}
+
+void Lifecycle::start_wait(std::vector<Effect>& out, Wait which) {
+  m_wait_running = true;
+  m_wait = which;
+  out.emplace_back(StartWait{which});
+}
+
+void Lifecycle::cancel_wait(std::vector<Effect>& out) {
+  if (m_wait_running) {
+    out.emplace_back(CancelWait{});
+    m_wait_running = false;
+  }
+}
+
+void Lifecycle::start_drain(std::vector<Effect>& out, int signo) {
+  // Ray is stopped after the drain: what a spot interruption or a node drain wants is the
+  // node's work finished or handed on, and the GCS told why the node goes (docs/run.md).
+  m_phase = Phase::draining;
+  m_exit_code = exit_code::killed_by(signo);
+  m_stop_signal = signo;
+  m_reason = "stopped by " + util::signal_name(signo) + " while Ray ran";
+  cancel_wait(out);  // the head watch
+  out.emplace_back(Log{Log::Level::info, "received " + util::signal_name(signo) +
+                                             ": draining this node before Ray stops (at most " +
+                                             util::format_duration(m_s.term_grace) + ")"});
+  start_wait(out, Wait::drain);
+  out.emplace_back(StartTimer{Timer::term_grace, m_s.term_grace + k_drain_overrun});
+}
+
+bool Lifecycle::restart_after(std::vector<Effect>& out, const ChildExited& e) {
+  if (!m_budget.enabled() || !retryable_exit(e.code) || !m_budget.take(e.at)) {
+    return false;
+  }
+  const std::string ran = e.ran ? " after " + util::format_elapsed(*e.ran) : "";
+  out.emplace_back(Log{Log::Level::warn, "command " + e.how + ran +
+                                             ": running it again in place (restart " +
+                                             std::to_string(m_budget.used()) + ", at most " + m_budget.describe() +
+                                             ") once the join barrier passes again"});
+  return true;
+}
+
+void Lifecycle::run_command(std::vector<Effect>& out) {
+  m_phase = Phase::running_command;
+  m_command_running = true;
+  EnvAdditions env = {{k_nodes_present_env, std::to_string(m_nodes_present)},
+                      {k_restart_count_env, std::to_string(m_budget.used())}};
+  // With --exec the command replaces raylaunch; the supervisor reports a failed execve as the
+  // command's exit (126/127), and the run ends as if it had exited so.
+  if (m_s.exec) {
+    out.emplace_back(ExecCommand{std::move(env)});
+  } else {
+    out.emplace_back(Spawn{Child::command, std::move(env)});
+  }
+}
+
+Exit Lifecycle::exit_now() const {
+  std::string reason = m_reason;
+  if (m_budget.used() > 0) {
+    reason += "; the command ran again in place " + util::plural(m_budget.used(), "time") + " (RAYLAUNCH_RESTARTS)";
+  }
+  return Exit{m_exit_code, reason};
 }
 
 void Lifecycle::finish(std::vector<Effect>& out) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "supervisor/restart_budget.hpp"
 #include "util/paced_wait.hpp"
 
 namespace launcher::supervisor {
@@ -16,9 +17,11 @@ namespace launcher::supervisor {
 // `ray stop`, run only when Ray processes outlive `ray start`.
 enum class Child { ray, command, ray_stop };
 // The blocking waits, run off the event loop: the Redis preflight (head, with GCS fault
-// tolerance), the head's own GCS, the join barrier, a worker's wait for its head, and a
-// worker's look at its head after Ray exited (for the reason line).
-enum class Wait { preflight, local_gcs, join, head, diagnose };
+// tolerance), the head's own GCS, the join barrier, a worker's wait for its head (and the
+// version check against it), a worker's look at its head after Ray exited (for the reason
+// line), a worker's watch on its head while Ray runs (ends only when the head was replaced or
+// this node is DEAD), and a worker's drain of its own node after SIGTERM.
+enum class Wait { preflight, local_gcs, join, head, diagnose, watch, drain };
 // term_grace: the command's (and its group's) time after SIGTERM; ray_stop_grace: `ray start`'s
 // (or the fallback `ray stop`'s) time to stop Ray; stragglers: what outlived everything.
 enum class Timer { term_grace, ray_stop_grace, stragglers };
@@ -40,6 +43,8 @@ enum class Phase {
   joining,          // head: the join barrier
   running_command,  // head: the launch command runs
   running_ray,      // worker: `ray start --block` runs
+  draining,         // worker: SIGTERM came; its node drains before Ray is stopped
+  restarting,       // head: the command failed and runs again once what is left of its group is gone
   staying,          // head: the command succeeded, Ray stays up (--on-success stay)
   stopping,         // stopping the command and/or Ray
   done,
@@ -52,9 +57,19 @@ struct Settings {
   bool exec = false;                   // replace raylaunch with the command after the barrier
   OnSuccess on_success = OnSuccess::exit;
   CommandSignals command_signals = CommandSignals::group;
-  std::chrono::milliseconds term_grace{30'000};
+  std::chrono::milliseconds term_grace{30'000};  // worker with `drain`: the drain's window
   std::chrono::milliseconds ray_stop_grace{15'000};
+  bool watch_head = false;  // worker: watch the head while Ray runs (Wait::watch)
+  bool drain = false;       // worker: on SIGTERM, drain this node before stopping Ray (Wait::drain)
+  // Head: run the command again after a retryable failure (retryable_exit), at most `restarts`
+  // times within any `restart_window`, each time after the join barrier again. 0: never.
+  int restarts = 0;
+  std::chrono::milliseconds restart_window{3'600'000};
 };
+
+// Variables the command gets from the run itself, beyond the plan's environment.
+inline constexpr const char* k_nodes_present_env = "RAYLAUNCH_NODES_PRESENT";  // pods ALIVE at its start
+inline constexpr const char* k_restart_count_env = "RAYLAUNCH_RESTART_COUNT";  // 0, then 1, 2, … in place
 
 // Events the supervisor feeds in.
 struct Start {};
@@ -63,6 +78,8 @@ struct WaitFinished {
   util::WaitEnd end = util::WaitEnd::ready;
   std::string reason;  // one line when not ready (or, for `diagnose`, what the check found)
   bool internal_error = false;  // the wait threw (a bug): exit 70, not what `end` says
+  std::optional<int> code{};    // the exit code when it is not what `end` says (78: versions differ)
+  int nodes = 0;                // join: distinct pods ALIVE when it ended ready
 };
 struct ChildExited {
   Child which = Child::ray;
@@ -71,6 +88,7 @@ struct ChildExited {
   std::optional<std::chrono::milliseconds> ran;  // how long it ran; none when it never started
   std::string detail;           // e.g. Ray's last output lines, or why exec failed
   int group_left = 0;           // live processes still in its process group (it led one)
+  std::chrono::milliseconds at{0};  // when, since the run started (the restart budget's clock)
 };
 struct SignalReceived {
   int signo = 0;
@@ -102,10 +120,14 @@ struct StartWait {
   Wait which = Wait::head;
 };
 struct CancelWait {};
+using EnvAdditions = std::vector<std::pair<std::string, std::string>>;
 struct Spawn {
   Child which = Child::ray;
+  EnvAdditions env{};  // set in this child's environment only (the command's RAYLAUNCH_NODES_PRESENT, …)
 };
-struct ExecCommand {};
+struct ExecCommand {
+  EnvAdditions env{};
+};
 struct SendSignal {
   Child which = Child::ray;
   int signo = 0;
@@ -157,11 +179,13 @@ using Effect = std::variant<StartWait, CancelWait, Spawn, ExecCommand, SendSigna
 // other signal is forwarded only (util::is_forwarded).
 class Lifecycle {
  public:
-  explicit Lifecycle(Settings settings) : m_s(settings) {}
+  explicit Lifecycle(Settings settings) : m_s(settings), m_budget(settings.restarts, settings.restart_window) {}
 
   std::vector<Effect> on(const Event& event);
 
   Phase phase() const { return m_phase; }
+  // Times the command was run again in place (RAYLAUNCH_RESTARTS).
+  int restarts() const { return m_budget.used(); }
   // Why the run is ending, once it is ("" before): /livez says it while stopping.
   const std::string& reason() const { return m_reason; }
   // Which child the forwarded signals go to now (nullopt: none runs).
@@ -183,6 +207,14 @@ class Lifecycle {
   void stop_ray(std::vector<Effect>& out);
   // A wait before anything was started (Redis, the head) ended not ready: exit at once.
   void end_before_start(std::vector<Effect>& out, const WaitFinished& w);
+  void start_wait(std::vector<Effect>& out, Wait which);
+  void cancel_wait(std::vector<Effect>& out);
+  // Worker: SIGTERM while Ray runs: drain the node (Wait::drain), Ray is stopped after.
+  void start_drain(std::vector<Effect>& out, int signo);
+  // Head: the command exited on its own; whether it runs again (the reason says why not).
+  bool restart_after(std::vector<Effect>& out, const ChildExited& e);
+  void run_command(std::vector<Effect>& out);
+  Exit exit_now() const;
   // The command's leader exited and `left` processes remain in its group: they get the stop
   // signal (unless `signalled` already) and the term grace (the rest of it when `grace_running`).
   void command_group_left(std::vector<Effect>& out, int left, bool signalled, bool grace_running);
@@ -198,6 +230,10 @@ class Lifecycle {
   bool m_command_running = false;
   bool m_ray_stop_running = false;
   bool m_wait_running = false;
+  Wait m_wait = Wait::head;         // the wait under way (a cancelled one's late answer is ignored)
+  bool m_restart_pending = false;   // the command runs again once its group is gone
+  int m_nodes_present = 0;          // pods ALIVE when the barrier ended
+  RestartBudget m_budget{0, std::chrono::milliseconds(0)};
   bool m_ray_stop_sent = false;   // SIGTERM sent to `ray start`
   bool m_leftovers_checked = false;
   bool m_exec_ray_started = false;  // exec mode: `ray start` (no --block) exited 0

@@ -106,6 +106,7 @@ struct Supervisor::Impl {
     state.phase = lifecycle.phase();
     state.ray_running = lifecycle.running(Child::ray);
     state.reason = lifecycle.reason();
+    state.command_restarts = lifecycle.restarts();
   }
 
   void read_signals() {
@@ -169,6 +170,7 @@ struct Supervisor::Impl {
       e.how = util::describe_status(status);
       e.ran = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started[which]);
       e.group_left = static_cast<int>(groups.members(which, list_processes()).size());
+      e.at = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - state.started_at);
       if (which == Child::ray) {
         state.ray_exits += 1;
         state.ray_died = lifecycle.phase() != Phase::stopping;
@@ -273,7 +275,9 @@ struct Supervisor::Impl {
   }
 
   void apply(const Spawn& s) {
-    auto child = spawn_child(request_of(s.which));
+    SpawnRequest request = request_of(s.which);
+    request.set_env.insert(request.set_env.end(), s.env.begin(), s.env.end());
+    auto child = spawn_child(request);
     if (!child) {
       spdlog::error("{} could not be started: {}", child_name(s.which), child.error().message);
       post_event(ChildExited{s.which, child.error().code, "could not be started", std::nullopt,
@@ -288,6 +292,9 @@ struct Supervisor::Impl {
     if (s.which == Child::ray) {
       state.ray_started = true;
       state.ray_started_at = Clock::now();
+      state.ray_started_wall_ms.store(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count());
     }
     // Ray's output, and `ray stop`'s, is read and logged: a pipe nobody reads would block it,
     // and a closed one kills it (Ray's CLI exits 1 at its first EPIPE, before its work is done).
@@ -298,21 +305,21 @@ struct Supervisor::Impl {
     }
   }
 
-  void apply(const ExecCommand&) {
+  void apply(const ExecCommand& x) {
     spdlog::info("replacing raylaunch with the command (--exec)");
     spdlog::default_logger()->flush();  // bounded: a stalled stderr does not hold the exec
-    const ExecAttempt attempt = exec_in_place(spec.command.exe, spec.command.argv, spec.command.drop_env);
+    const ExecAttempt attempt = exec_in_place(spec.command.exe, spec.command.argv, spec.command.drop_env, x.env);
     // Only a failed or interrupted exec gets here, with raylaunch as it was.
     reap();  // a SIGCHLD the exec window consumed
     if (attempt.interrupted_by != 0) {
       spdlog::info("received {} as the command was being executed", util::signal_name(attempt.interrupted_by));
       post_event(SignalReceived{attempt.interrupted_by});
-      asio::post(io, [this, signo = attempt.interrupted_by] {
+      asio::post(io, [this, signo = attempt.interrupted_by, again = x] {
         if (exited || !lifecycle.running(Child::command)) {
           return;
         }
         if (lifecycle.phase() == Phase::running_command) {
-          apply(ExecCommand{});  // a forwarded signal had no one to go to: try again
+          apply(again);  // a forwarded signal had no one to go to: try again
         } else {
           dispatch(ChildExited{Child::command, exit_code::killed_by(signo), "was not started",
                                std::nullopt, util::signal_name(signo) + " came first", 0});

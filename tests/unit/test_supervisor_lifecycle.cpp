@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <csignal>
 
+#include "lifecycle_driver.hpp"
 #include "supervisor/lifecycle.hpp"
 
 using namespace launcher;
@@ -13,140 +14,7 @@ using util::WaitEnd;
 
 namespace {
 
-const char* child(Child c) { return c == Child::ray ? "ray" : c == Child::command ? "command" : "ray_stop"; }
-
-const char* wait_name(Wait w) {
-  switch (w) {
-    case Wait::preflight:
-      return "preflight";
-    case Wait::local_gcs:
-      return "local_gcs";
-    case Wait::join:
-      return "join";
-    case Wait::head:
-      return "head";
-    case Wait::diagnose:
-      return "diagnose";
-  }
-  return "?";
-}
-
-const char* timer_name(Timer t) {
-  return t == Timer::term_grace ? "term" : t == Timer::ray_stop_grace ? "ray" : "stragglers";
-}
-
-// Effects as short words, so a test reads as the sequence a user would see.
-std::string word(const Effect& e) {
-  return std::visit(
-      [](const auto& x) -> std::string {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, StartWait>) {
-          return std::string("wait:") + wait_name(x.which);
-        } else if constexpr (std::is_same_v<T, CancelWait>) {
-          return "cancel-wait";
-        } else if constexpr (std::is_same_v<T, Spawn>) {
-          return std::string("spawn:") + child(x.which);
-        } else if constexpr (std::is_same_v<T, ExecCommand>) {
-          return "exec";
-        } else if constexpr (std::is_same_v<T, SendSignal>) {
-          return std::string("signal:") + child(x.which) + (x.group ? "-group:" : ":") + std::to_string(x.signo);
-        } else if constexpr (std::is_same_v<T, KillGroup>) {
-          return std::string("kill:") + child(x.which);
-        } else if constexpr (std::is_same_v<T, WatchGroup>) {
-          return std::string("watch:") + child(x.which);
-        } else if constexpr (std::is_same_v<T, StartTimer>) {
-          return std::string("timer:") + timer_name(x.which);
-        } else if constexpr (std::is_same_v<T, CancelTimer>) {
-          return std::string("untimer:") + timer_name(x.which);
-        } else if constexpr (std::is_same_v<T, CheckLeftovers>) {
-          return "leftovers?";
-        } else if constexpr (std::is_same_v<T, CheckStragglers>) {
-          return "stragglers?";
-        } else if constexpr (std::is_same_v<T, SignalStragglers>) {
-          return "signal:stragglers:" + std::to_string(x.signo);
-        } else if constexpr (std::is_same_v<T, Log>) {
-          return "log";
-        } else {
-          return "exit:" + std::to_string(x.code);
-        }
-      },
-      e);
-}
-
-std::vector<std::string> words(const std::vector<Effect>& effects) {
-  std::vector<std::string> out;
-  for (const Effect& e : effects) {
-    if (!std::holds_alternative<Log>(e)) {
-      out.push_back(word(e));
-    }
-  }
-  return out;
-}
-
-std::string logs(const std::vector<Effect>& effects) {
-  std::string out;
-  for (const Effect& e : effects) {
-    if (const auto* l = std::get_if<Log>(&e)) {
-      out += l->text + "\n";
-    }
-  }
-  return out;
-}
-
-const Exit* exit_of(const std::vector<Effect>& effects) {
-  for (const Effect& e : effects) {
-    if (const auto* x = std::get_if<Exit>(&e)) {
-      return x;
-    }
-  }
-  return nullptr;
-}
-
-std::string exit_reason(const std::vector<Effect>& effects) {
-  const Exit* x = exit_of(effects);
-  return x ? x->reason : "<no exit>";
-}
-
-using W = std::vector<std::string>;
-
-Settings head(CommandSignals mode = CommandSignals::group) {
-  Settings s;
-  s.head = true;
-  s.command_signals = mode;
-  return s;
-}
-
-Settings worker() {
-  Settings s;
-  s.head = false;
-  return s;
-}
-
-WaitFinished ready(Wait w) { return {w, WaitEnd::ready, "", false}; }
-ChildExited exited(Child c, int code, std::string how, int group_left = 0,
-                   std::optional<std::chrono::milliseconds> ran = std::nullopt) {
-  return {c, code, std::move(how), ran, "", group_left};
-}
-
-// Drives a head to the point where the command runs.
-Lifecycle head_running_command(Settings s = head()) {
-  Lifecycle l(s);
-  l.on(Start{});
-  l.on(ready(Wait::local_gcs));
-  l.on(ready(Wait::join));
-  REQUIRE(l.phase() == Phase::running_command);
-  return l;
-}
-
-// The end every run has once Ray has exited: nothing of Ray's left, no stragglers.
-std::vector<Effect> ray_gone(Lifecycle& l) {
-  std::vector<Effect> all = l.on(exited(Child::ray, 1, "exited with 1"));
-  for (const Event& e : {Event{Leftovers{0}}, Event{Stragglers{0, ""}}}) {
-    auto more = l.on(e);
-    all.insert(all.end(), more.begin(), more.end());
-  }
-  return all;
-}
+using namespace lifecycle_test;
 
 // The phases a run passes through, each reached by its own events.
 enum class At { waiting_head, preflight, starting_ray, joining, running_ray, running_command, staying };

@@ -461,13 +461,20 @@ std::string FakeGcs::command(const std::vector<std::string>& args, bool& ok) {
     m_options.also_token = args.size() >= 3 ? std::optional<std::string>(arg(2)) : std::nullopt;
     return "ok";
   }
+  if (cmd == "drains") {
+    std::string lines;
+    for (const std::string& d : m_drains) {
+      lines += d + "\n";
+    }
+    return lines.empty() ? "none" : lines;
+  }
   if (cmd == "reset-stats") {
     m_stats = Stats{};
     return "ok";
   }
   ok = false;
   return "unknown command (add NAME [--head] [--ip IP] [--nm-port P] | fill COUNT BASE [--from I] | kill NAME | "
-         "fault unavailable|delay|status|pad N | token NEW [OLD] | stats | nodes | reset-stats | stop | start | "
+         "fault unavailable|delay|status|pad N | token NEW [OLD] | stats | nodes | drains | reset-stats | stop | start | "
          "restart MS [--wipe] | "
          "quit)";
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_autoscaler.pb.h"
 #include "fake_ray_gcs.grpc.pb.h"
 #include "health_checker.hpp"
 
@@ -27,6 +28,7 @@ struct Options {
   // none; 2.36-2.48: only `filters` = 4; 2.49+: only `limit` = 1 and `node_selectors` = 2, never the
   // ambiguous field 3), and for a CheckAlive that carries node ids or addresses.
   bool strict_request = false;
+  std::string drain;                  // "": no DrainNode (UNIMPLEMENTED); busy, idle or reject (fake_drain.hpp)
   HealthCheckConfig health_check;     // raylet health checks of nodes that registered themselves
 };
 
@@ -72,6 +74,10 @@ class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
   grpc::Status UnregisterNode(grpc::ServerContext* context, const ray::rpc::UnregisterNodeRequest* request,
                               ray::rpc::UnregisterNodeReply* reply) override;
 
+  // DrainNode of the autoscaler state service (fake_drain.cpp).
+  grpc::Status drain_node(grpc::ServerContext* context, const ray::rpc::autoscaler::DrainNodeRequest& request,
+                          ray::rpc::autoscaler::DrainNodeReply& reply);
+
   // Control commands (see `fake_gcs ctl --help`); table and fault edits only. Returns the
   // output line(s) or an error message in `ok == false`.
   std::string command(const std::vector<std::string>& args, bool& ok);
@@ -96,6 +102,7 @@ class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
   void fill_reply(const ray::rpc::GetAllNodeInfoRequest& request, ray::rpc::GetAllNodeInfoReply& reply);
   // "" when the played version defines every field of `request`, else why not (strict mode).
   std::string layout_problem(const ray::rpc::GetAllNodeInfoRequest& request) const;
+  static std::string describe_drain(const ray::rpc::autoscaler::DrainNodeRequest& request);
 
   Options m_options;
   int m_major = 2;
@@ -106,6 +113,7 @@ class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
   Stats m_stats;
   std::mt19937_64 m_rng;
   int m_registered = 0;
+  std::vector<std::string> m_drains;  // one line per DrainNode request (`ctl drains`)
   // Last member: destroyed first, so its threads stop while the table still exists.
   std::unique_ptr<HealthChecker> m_health;
 };

@@ -1,6 +1,7 @@
 // FAKE, for tests only. One binary, several roles:
 //   fake_gcs serve   --port P|0 --control unix:PATH [--port-file F] [--ray-version 2.9.0]
 //                    [--token T | --token-from-env] [--tls-from-env] [--strict-request] [--bind 127.0.0.1]
+//                    [--drain busy|idle|reject]   (DrainNode served: fake_drain.hpp)
 //                    [--health-check-initial-delay-ms N] [--health-check-period-ms N]
 //                    [--health-check-timeout-ms N] [--health-check-failure-threshold N]
 //       a fake Ray GCS (NodeInfoGcsService + grpc.health.v1), controlled over a unix socket.
@@ -28,6 +29,7 @@
 #include <thread>
 
 #include "cli_args.hpp"
+#include "fake_drain.hpp"
 #include "fake_control.grpc.pb.h"
 #include "fake_gcs.hpp"
 #include "fake_tls.hpp"
@@ -50,8 +52,10 @@ constexpr int k_max_message = 512 * 1024 * 1024;  // Ray's max_grpc_message_size
 // The GCS server's lifecycle: stop/start/restart on request, same port every time.
 class GcsServer {
  public:
-  GcsServer(fake::FakeGcs& state, std::string bind, int port, std::shared_ptr<grpc::ServerCredentials> credentials)
-      : m_state(state), m_bind(std::move(bind)), m_port(port), m_credentials(std::move(credentials)) {}
+  GcsServer(fake::FakeGcs& state, std::string bind, int port, std::shared_ptr<grpc::ServerCredentials> credentials,
+            grpc::Service* autoscaler)
+      : m_state(state), m_bind(std::move(bind)), m_port(port), m_credentials(std::move(credentials)),
+        m_autoscaler(autoscaler) {}
 
   int start() {
     const std::lock_guard lock(m_mutex);
@@ -60,6 +64,9 @@ class GcsServer {
       int selected = 0;
       builder.AddListeningPort(m_bind + ":" + std::to_string(m_port), m_credentials, &selected);
       builder.RegisterService(&m_state);
+      if (m_autoscaler != nullptr) {
+        builder.RegisterService(m_autoscaler);  // --drain: DrainNode served (Ray 2.9+)
+      }
       builder.SetMaxReceiveMessageSize(k_max_message);
       builder.SetMaxSendMessageSize(k_max_message);
       builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // as Ray's GrpcServer: a taken port fails
@@ -92,6 +99,7 @@ class GcsServer {
   std::string m_bind;
   int m_port;
   std::shared_ptr<grpc::ServerCredentials> m_credentials;
+  grpc::Service* m_autoscaler;
   std::mutex m_mutex;
   std::unique_ptr<grpc::Server> m_server;
 };
@@ -158,6 +166,7 @@ int serve(const std::vector<std::string>& args) {
     }
   }
   options.strict_request = has(args, "--strict-request");
+  options.drain = flag(args, "--drain", "");
   options.health_check = fake::health_check_config_from_env();
   fake::HealthCheckConfig& hc = options.health_check;
   hc.initial_delay_ms = std::stoi(flag(args, "--health-check-initial-delay-ms", std::to_string(hc.initial_delay_ms)));
@@ -174,8 +183,9 @@ int serve(const std::vector<std::string>& args) {
   // Every Ray gRPC server up to ~2.55 enables gRPC's default health service (grpc_server.cc).
   grpc::EnableDefaultHealthCheckService(true);
   fake::FakeGcs state(options);
+  fake::FakeAutoscaler autoscaler(state);
   GcsServer gcs(state, flag(args, "--bind", "127.0.0.1"), std::stoi(flag(args, "--port", "0")),
-                fake::server_credentials(args));
+                fake::server_credentials(args), options.drain.empty() ? nullptr : &autoscaler);
   const int port = gcs.start();
   if (port <= 0) {
     std::cerr << "fake_gcs serve: cannot listen\n";

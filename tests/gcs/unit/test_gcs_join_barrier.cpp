@@ -314,3 +314,62 @@ TEST_CASE("a GCS that stops answering before the deadline is still unreachable")
   const JoinResult r = wait_for_nodes(source, four(3s), clock, {});
   CHECK(r.end == launcher::util::WaitEnd::unreachable);
 }
+
+// --- a quorum (--min-nodes, issue 19) --------------------------------------------------------
+
+TEST_CASE("a quorum: M pods ALIVE for the grace end the barrier with those present") {
+  FakeClock clock;
+  ScriptedSource source(clock, {alive({"training-0"}), alive({"training-0", "training-1", "training-3"})});
+  JoinOptions o = four();
+  o.min_nodes = 3;
+  o.quorum_grace = 5s;
+  const JoinResult r = wait_for_nodes(source, o, clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::ready);
+  CHECK(r.quorum);
+  CHECK(r.last_count.distinct_alive() == 3);
+  CHECK(r.last_count.missing == std::vector<std::string>{"training-2"});
+  CHECK(r.elapsed >= 5s);        // not before the grace
+  CHECK(r.elapsed < 5s + 1s);    // and not much after it (a poll interval)
+}
+
+TEST_CASE("a quorum: all N end it at once, fewer than M never, and a count that drops restarts the grace") {
+  {
+    FakeClock clock;
+    ScriptedSource source(clock, {alive({"training-0", "training-1", "training-2"}),
+                                  alive({"training-0", "training-1", "training-2", "training-3"})});
+    JoinOptions o = four();
+    o.min_nodes = 3;
+    o.quorum_grace = 60s;
+    const JoinResult r = wait_for_nodes(source, o, clock, {});
+    CHECK(r.end == launcher::util::WaitEnd::ready);
+    CHECK_FALSE(r.quorum);
+    CHECK(r.elapsed < 1s);
+  }
+  {
+    FakeClock clock;
+    ScriptedSource source(clock, {alive({"training-0", "training-1"})});
+    JoinOptions o = four(20s);
+    o.min_nodes = 3;
+    o.quorum_grace = 1s;
+    const JoinResult r = wait_for_nodes(source, o, clock, {});
+    CHECK(r.end == launcher::util::WaitEnd::not_ready);  // 75, as without a quorum
+    CHECK(r.reason == "join timed out after 20s: 2/4 nodes alive; missing: training-2, training-3");
+  }
+  {
+    // 3 ALIVE for 3 s, one drops (a pod restarting), then 3 again: the grace starts over.
+    FakeClock clock;
+    std::deque<Answer> script;
+    for (int i = 0; i < 12; ++i) {  // ~3.3 s of polls at 275 ms
+      script.push_back(alive({"training-0", "training-1", "training-2"}));
+    }
+    script.push_back(alive({"training-0", "training-1"}));
+    script.push_back(alive({"training-0", "training-1", "training-2"}));
+    ScriptedSource source(clock, script);
+    JoinOptions o = four();
+    o.min_nodes = 3;
+    o.quorum_grace = 5s;
+    const JoinResult r = wait_for_nodes(source, o, clock, {});
+    CHECK(r.quorum);
+    CHECK(r.elapsed >= 3s + 5s);
+  }
+}

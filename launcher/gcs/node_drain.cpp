@@ -1,0 +1,93 @@
+#include "gcs/node_drain.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "util/parse.hpp"
+#include "util/strings.hpp"
+
+namespace launcher::gcs {
+
+namespace {
+
+// Past the deadline before Ray is stopped, so that the raylet (same pod, same wall clock) sees
+// deadline_timestamp_ms < now when it gets SIGTERM.
+constexpr std::chrono::milliseconds k_past_deadline{250};
+
+}  // namespace
+
+DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util::Clock& clock, std::stop_token stop) {
+  DrainResult r;
+  const auto started = clock.now();
+  const auto end = started + options.window;
+  auto bounded = [&] {
+    const auto left = util::ms_between(clock.now(), end);
+    return std::max(std::chrono::milliseconds(1), std::min(options.rpc_timeout, left));
+  };
+  auto done = [&](DrainOutcome outcome, std::string line) {
+    r.outcome = outcome;
+    r.line = std::move(line);
+    r.waited = util::ms_between(started, clock.now());
+    return r;
+  };
+  const std::string who = "head GCS at " + client.target();
+
+  std::optional<OwnNode> node = options.known;
+  if (!node) {
+    NodeTable table;
+    const auto found = find_own_node(client, options.node_name, options.not_before_ms, bounded(), stop, &table);
+    if (!found) {
+      return done(DrainOutcome::not_drained, "not drained: " + who + " did not answer the node lookup: " +
+                                                 found.error().describe());
+    }
+    if (!found.value()) {
+      return done(DrainOutcome::not_drained, "not drained: " + no_own_node_line(table, options.node_name));
+    }
+    node = found.value();
+  }
+  const std::int64_t deadline_ms = options.now_wall_ms + options.window.count();
+  const auto answer = drain_node(client, node->id, options.message, deadline_ms, bounded(), stop);
+  if (!answer) {
+    if (answer.error().unimplemented()) {
+      r.unsupported = true;
+      return done(DrainOutcome::not_drained, "not drained: " + who + " has no DrainNode (Ray < 2.9)");
+    }
+    return done(DrainOutcome::not_drained, "not drained: " + who + " did not answer DrainNode: " +
+                                               answer.error().describe());
+  }
+  if (!answer.value().accepted) {
+    r.rejected = true;
+    return done(DrainOutcome::not_drained, "not drained: " + who + " rejected the drain" +
+                                               (answer.value().rejection.empty() ? ""
+                                                                                 : ": " + answer.value().rejection));
+  }
+  spdlog::info("draining node {} (deadline in {}): no new work is scheduled on it; Ray stops once it is idle or at "
+               "the deadline", node->id.hex().substr(0, 12), util::format_duration(options.window));
+
+  // Until the row is DEAD (the raylet drained and exited) or the deadline has passed.
+  const NodeFilter filter = node_filter_for(client.version());
+  while (clock.now() < end + k_past_deadline) {
+    const auto left = util::ms_between(clock.now(), end + k_past_deadline);
+    if (!clock.sleep_for(std::min(options.poll_every, left), stop)) {
+      return done(DrainOutcome::not_drained, "drain interrupted");
+    }
+    if (filter == NodeFilter::none || clock.now() >= end) {
+      continue;  // Ray <= 2.35 cannot be asked for one row: wait the deadline out
+    }
+    const auto rows = get_nodes(client, NodeMatch{node->id, ""}, filter, bounded(), stop);
+    if (!rows) {
+      continue;  // the head may be gone for good: the deadline still ends the wait
+    }
+    for (const NodeEntry& e : rows.value().nodes) {
+      if (e.node_id_hex == node->id.hex() && !e.alive) {
+        return done(DrainOutcome::drained, "drained: the node was idle and its raylet exited after " +
+                                               util::format_elapsed(util::ms_between(started, clock.now())) +
+                                               (e.death_reason.empty() ? "" : " (" + util::printable(e.death_reason) + ")"));
+      }
+    }
+  }
+  return done(DrainOutcome::deadline, "drained until the " + util::format_duration(options.window) +
+                                          " deadline with work still running on the node; the GCS records its end "
+                                          "as a preemption (AUTOSCALER_DRAIN_PREEMPTED)");
+}
+
+}  // namespace launcher::gcs

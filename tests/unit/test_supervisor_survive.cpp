@@ -1,0 +1,295 @@
+// What a run does to survive what ends runs (issue 19), in the Lifecycle alone: a worker's watch
+// on its head and the drain of its node on SIGTERM; the head's in-place restarts within a
+// budget; the command's RAYLAUNCH_NODES_PRESENT and RAYLAUNCH_RESTART_COUNT. The real-Ray
+// counterparts: tests/cluster/scenarios/test_worker_drained_on_sigterm.py and its siblings.
+#include <catch2/catch.hpp>
+#include <csignal>
+
+#include "lifecycle_driver.hpp"
+#include "supervisor/restart_budget.hpp"
+
+using namespace lifecycle_test;
+
+namespace {
+
+Settings watching_worker() {
+  Settings s = worker();
+  s.watch_head = true;
+  s.drain = true;
+  s.term_grace = 30s;
+  return s;
+}
+
+// A worker whose Ray runs, watched.
+Lifecycle worker_running(Settings s = watching_worker()) {
+  Lifecycle l(s);
+  l.on(Start{});
+  REQUIRE(words(l.on(ready(Wait::head))) == W{"spawn:ray", "wait:watch"});
+  REQUIRE(l.phase() == Phase::running_ray);
+  return l;
+}
+
+WaitFinished ended(Wait w, WaitEnd end, std::string reason, std::optional<int> code = std::nullopt) {
+  WaitFinished f{w, end, std::move(reason)};
+  f.code = code;
+  return f;
+}
+
+WaitFinished joined(int nodes) {
+  WaitFinished f = ready(Wait::join);
+  f.nodes = nodes;
+  return f;
+}
+
+ChildExited command_exit(int code, std::chrono::milliseconds at, int group_left = 0) {
+  ChildExited e = exited(Child::command, code, "exited with " + std::to_string(code), group_left, 60s);
+  e.at = at;
+  return e;
+}
+
+const Spawn* spawn_of(const std::vector<Effect>& effects) {
+  for (const Effect& e : effects) {
+    if (const auto* s = std::get_if<Spawn>(&e)) {
+      return s;
+    }
+  }
+  return nullptr;
+}
+
+std::string env_of(const Spawn* s, const std::string& name) {
+  for (const auto& [k, v] : s ? s->env : EnvAdditions{}) {
+    if (k == name) {
+      return v;
+    }
+  }
+  return "<unset>";
+}
+
+// Ray stopped, nothing left: the last effects of every run.
+std::vector<Effect> finish_ray(Lifecycle& l) {
+  return ray_gone(l);
+}
+
+Settings restarting_head(int restarts, std::chrono::milliseconds window = 1h) {
+  Settings s = head();
+  s.restarts = restarts;
+  s.restart_window = window;
+  return s;
+}
+
+}  // namespace
+
+// --- the head watch ----------------------------------------------------------------------------
+
+TEST_CASE("worker: a replaced head or this node DEAD ends the pod at once with 69 and the reason",
+          "[lifecycle][survive]") {
+  for (const char* why : {"the head's GCS at h:6379 is a new cluster (cluster id 1, was 2)",
+                          "training-1 (node abc) is DEAD in the head's GCS (UNEXPECTED_TERMINATION: health check)"}) {
+    INFO(why);
+    Lifecycle l = worker_running();
+    CHECK(words(l.on(ended(Wait::watch, WaitEnd::unreachable, why, 69))) == W{"signal:ray:15", "timer:ray"});
+    CHECK(l.phase() == Phase::stopping);
+    CHECK(l.reason() == why);  // what /readyz says from now on
+    const auto last = finish_ray(l);
+    CHECK(words(last).back() == "exit:69");
+    CHECK(exit_reason(last) == why);
+  }
+}
+
+TEST_CASE("worker: without the watch, Ray runs as before; a watch that threw leaves Ray running",
+          "[lifecycle][survive]") {
+  Settings s = worker();
+  Lifecycle plain(s);
+  plain.on(Start{});
+  CHECK(words(plain.on(ready(Wait::head))) == W{"spawn:ray"});
+
+  Lifecycle l = worker_running();
+  WaitFinished bug = ended(Wait::watch, WaitEnd::unreachable, "internal error in raylaunch's wait: boom");
+  bug.internal_error = true;
+  const auto effects = l.on(bug);
+  CHECK(words(effects).empty());
+  CHECK(logs(effects).find("Ray runs on unwatched") != std::string::npos);
+  CHECK(l.phase() == Phase::running_ray);
+}
+
+TEST_CASE("worker: Ray exiting ends the watch before the head is looked at", "[lifecycle][survive]") {
+  Lifecycle l = worker_running();
+  CHECK(words(l.on(exited(Child::ray, 1, "exited with 1"))) == W{"cancel-wait", "wait:diagnose"});
+  // The cancelled watch's late answer is not the diagnosis.
+  CHECK(words(l.on(ended(Wait::watch, WaitEnd::stopped, ""))).empty());
+  CHECK(words(l.on(ended(Wait::diagnose, WaitEnd::ready, "head GCS at h still answers"))) == W{"leftovers?"});
+}
+
+// --- the drain ---------------------------------------------------------------------------------
+
+TEST_CASE("worker: SIGTERM drains the node first, then stops Ray; exit 143 names the drain",
+          "[lifecycle][survive][signals]") {
+  for (int sig : {SIGTERM, SIGINT}) {
+    INFO(sig);
+    Lifecycle l = worker_running();
+    CHECK(words(l.on(SignalReceived{sig})) == W{"cancel-wait", "wait:drain", "timer:term"});
+    CHECK(l.phase() == Phase::draining);
+    CHECK(l.running(Child::ray));  // Ray keeps running while its node drains
+    // The watch's answer to its cancellation does not end the drain.
+    CHECK(words(l.on(ended(Wait::watch, WaitEnd::stopped, ""))).empty());
+    CHECK(words(l.on(ended(Wait::drain, WaitEnd::ready, "drained until the 30s deadline"))) ==
+          W{"untimer:term", "signal:ray:15", "timer:ray"});
+    const auto last = finish_ray(l);
+    CHECK(words(last).back() == "exit:" + std::to_string(128 + sig));
+    CHECK(exit_reason(last) == "stopped by " + std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") +
+                                   " while Ray ran; drained until the 30s deadline");
+  }
+}
+
+TEST_CASE("worker: a second SIGTERM cuts the drain short; Ray is stopped at once", "[lifecycle][survive][signals]") {
+  Lifecycle l = worker_running();
+  l.on(SignalReceived{SIGTERM});
+  CHECK(words(l.on(SignalReceived{SIGTERM})) == W{"cancel-wait", "untimer:term", "signal:ray:15", "timer:ray"});
+  CHECK(words(l.on(ended(Wait::drain, WaitEnd::ready, "drained: too late"))).empty());
+  const auto last = finish_ray(l);
+  CHECK(exit_reason(last) == "stopped by SIGTERM while Ray ran; the drain was cut short by SIGTERM");
+}
+
+TEST_CASE("worker: Ray exiting while its node drains (an idle raylet exits) ends the drain", "[lifecycle][survive]") {
+  Lifecycle l = worker_running();
+  l.on(SignalReceived{SIGTERM});
+  CHECK(words(l.on(exited(Child::ray, 1, "exited with 1"))) == W{"cancel-wait", "untimer:term", "leftovers?"});
+  CHECK(words(l.on(Leftovers{0})) == W{"stragglers?"});
+  const auto last = l.on(Stragglers{0, ""});
+  CHECK(words(last) == W{"exit:143"});
+  CHECK(exit_reason(last) == "stopped by SIGTERM while Ray ran; Ray exited while the node drained (ray start exited "
+                             "with 1)");
+}
+
+TEST_CASE("worker: a drain that overruns its window is ended by the timer", "[lifecycle][survive]") {
+  Lifecycle l = worker_running();
+  const auto started = l.on(SignalReceived{SIGTERM});
+  const auto* timer = std::get_if<StartTimer>(&started.back());
+  REQUIRE(timer != nullptr);
+  CHECK(timer->after > 30s);  // the drain's own deadline ends it first
+  CHECK(words(l.on(TimerFired{Timer::term_grace})) == W{"cancel-wait", "signal:ray:15", "timer:ray"});
+  CHECK(exit_reason(finish_ray(l)) == "stopped by SIGTERM while Ray ran; the drain did not end within its window");
+}
+
+TEST_CASE("worker without drain, and the head: SIGTERM stops Ray at once, as before", "[lifecycle][survive]") {
+  Settings s = watching_worker();
+  s.drain = false;
+  Lifecycle l = worker_running(s);
+  CHECK(words(l.on(SignalReceived{SIGTERM})) == W{"cancel-wait", "signal:ray:15", "timer:ray"});
+}
+
+// --- in-place restarts -------------------------------------------------------------------------
+
+TEST_CASE("retryable exit statuses: failures, crashes and kills, not raylaunch's codes, a command that cannot run "
+          "or a request to stop",
+          "[survive]") {
+  for (int code : {1, 2, 3, 42, 101, 134, 137, 139, 255}) {
+    INFO(code);
+    CHECK(retryable_exit(code));
+  }
+  for (int code : {0, 64, 69, 70, 71, 74, 75, 77, 78, 126, 127, 130, 143}) {
+    INFO(code);
+    CHECK_FALSE(retryable_exit(code));
+  }
+}
+
+TEST_CASE("the restart budget: at most N within any window, a sliding one", "[survive]") {
+  RestartBudget off(0, 1h);
+  CHECK_FALSE(off.enabled());
+  CHECK_FALSE(off.take(0ms));
+
+  RestartBudget b(2, 10min);
+  CHECK(b.take(1min));
+  CHECK(b.take(2min));
+  CHECK_FALSE(b.take(3min));   // two within the last 10 minutes
+  CHECK_FALSE(b.take(10min));  // the first one is 9 minutes old
+  CHECK(b.take(11min));        // the first one has left the window
+  CHECK_FALSE(b.take(11min + 30s));
+  CHECK(b.take(12min));
+  CHECK(b.used() == 4);
+  CHECK(b.describe() == "2 within 10m");
+}
+
+TEST_CASE("head: a retryable failure reruns the command after the barrier; the command knows its restart",
+          "[lifecycle][survive]") {
+  Lifecycle l(restarting_head(2));
+  l.on(Start{});
+  l.on(ready(Wait::local_gcs));
+  const auto first = l.on(joined(4));
+  CHECK(env_of(spawn_of(first), "RAYLAUNCH_RESTART_COUNT") == "0");
+  CHECK(env_of(spawn_of(first), "RAYLAUNCH_NODES_PRESENT") == "4");
+
+  const auto failed = l.on(command_exit(1, 5min));
+  CHECK(words(failed) == W{"wait:join"});  // Ray stays up: no ray start, no back-off
+  CHECK(logs(failed).find("running it again in place (restart 1, at most 2 within 1h)") != std::string::npos);
+  CHECK(l.phase() == Phase::joining);
+  CHECK(l.restarts() == 1);
+  const auto again = l.on(joined(4));
+  CHECK(words(again) == W{"spawn:command"});
+  CHECK(env_of(spawn_of(again), "RAYLAUNCH_RESTART_COUNT") == "1");
+
+  l.on(command_exit(137, 10min));  // OOM-killed: retryable
+  l.on(joined(3));
+  CHECK(l.restarts() == 2);
+  // The budget is spent: the third failure is the run's, and the message says why.
+  CHECK(words(l.on(command_exit(1, 15min))) == W{"signal:ray:15", "timer:ray"});
+  const auto last = finish_ray(l);
+  CHECK(words(last).back() == "exit:1");
+  CHECK(exit_reason(last) == "command exited with 1 after 1m00s (not run again: the restart budget, 2 within 1h, is "
+                             "spent); the command ran again in place 2 times (RAYLAUNCH_RESTARTS)");
+}
+
+TEST_CASE("head: success, a non-retryable status and SIGTERM are never rerun", "[lifecycle][survive]") {
+  {
+    Lifecycle l = head_running_command(restarting_head(3));
+    CHECK(words(l.on(command_exit(0, 1min))) == W{"signal:ray:15", "timer:ray"});
+    CHECK(exit_reason(finish_ray(l)) == "command exited with 0 after 1m00s");
+  }
+  {
+    Lifecycle l = head_running_command(restarting_head(3));
+    l.on(command_exit(78, 1min));
+    CHECK(exit_reason(finish_ray(l)) == "command exited with 78 after 1m00s (not run again: exit status 78 is not "
+                                        "retryable)");
+  }
+  {
+    Lifecycle l = head_running_command(restarting_head(3));
+    CHECK(words(l.on(SignalReceived{SIGTERM})) == W{"signal:command-group:15", "timer:term"});
+    CHECK(words(l.on(command_exit(143, 1min))) == W{"untimer:term", "signal:ray:15", "timer:ray"});
+    CHECK(words(finish_ray(l)).back() == "exit:143");
+  }
+}
+
+TEST_CASE("head: SIGTERM in the barrier of a rerun ends the run; the message names the restarts",
+          "[lifecycle][survive][signals]") {
+  Lifecycle l = head_running_command(restarting_head(3));
+  l.on(command_exit(1, 1min));
+  CHECK(words(l.on(SignalReceived{SIGTERM})) == W{"cancel-wait", "signal:ray:15", "timer:ray"});
+  CHECK(exit_reason(finish_ray(l)) == "stopped by SIGTERM during the join barrier; the command ran again in place 1 "
+                                      "time (RAYLAUNCH_RESTARTS)");
+}
+
+TEST_CASE("head: what a failed command left in its group is stopped before the rerun; SIGTERM then ends the run",
+          "[lifecycle][survive][signals]") {
+  {
+    Lifecycle l = head_running_command(restarting_head(1));
+    CHECK(words(l.on(command_exit(1, 1min, 2))) == W{"signal:command-group:15", "timer:term", "watch:command"});
+    CHECK(l.phase() == Phase::restarting);
+    CHECK(words(l.on(GroupGone{Child::command})) == W{"untimer:term", "wait:join"});
+  }
+  {
+    Lifecycle l = head_running_command(restarting_head(1));
+    l.on(command_exit(1, 1min, 2));
+    CHECK(words(l.on(SignalReceived{SIGTERM})) == W{"signal:command-group:15"});
+    CHECK(words(l.on(GroupGone{Child::command})) == W{"untimer:term", "signal:ray:15", "timer:ray"});
+    const auto last = finish_ray(l);
+    CHECK(words(last).back() == "exit:143");
+    CHECK(exit_reason(last).starts_with("stopped by SIGTERM before the command was run again"));
+  }
+}
+
+TEST_CASE("head: a quorum's count reaches the command", "[lifecycle][survive]") {
+  Lifecycle l(head());
+  l.on(Start{});
+  l.on(ready(Wait::local_gcs));
+  CHECK(env_of(spawn_of(l.on(joined(3))), "RAYLAUNCH_NODES_PRESENT") == "3");
+}
