@@ -205,6 +205,15 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
         return out;
       }
       m_nodes_present = w.nodes;
+      if (m_s.exec && !m_exec_ray_started) {
+        // The barrier can pass before `ray start` (no --block) returns. The exec must wait for
+        // it: the command would inherit it as a child it never reaps, and its exit 0 would read
+        // as Ray dying under the command.
+        m_exec_when_ray_returns = true;
+        out.emplace_back(Log{Log::Level::info, "the join barrier passed; the command replaces raylaunch once ray start "
+                                               "returns (--exec)"});
+        return out;
+      }
       run_command(out);
       return out;
     case Wait::head:
@@ -243,6 +252,10 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
         // Without --block, `ray start` returns once Ray's processes run (exec mode).
         m_exec_ray_started = true;
         out.emplace_back(Log{Log::Level::info, "ray start returned; Ray's processes run on without it (--exec)"});
+        if (m_exec_when_ray_returns) {
+          m_exec_when_ray_returns = false;
+          run_command(out);
+        }
         return out;
       }
       switch (m_phase) {

@@ -237,6 +237,7 @@ class Lifecycle {
   bool m_ray_stop_sent = false;   // SIGTERM sent to `ray start`
   bool m_leftovers_checked = false;
   bool m_exec_ray_started = false;  // exec mode: `ray start` (no --block) exited 0
+  bool m_exec_when_ray_returns = false;  // exec mode: the barrier passed before `ray start` returned
   bool m_group_wait = false;        // the command's leader exited; its group is being waited for
   bool m_command_killed = false;    // SIGKILL went to the command's group
   bool m_stay_after_command = false;  // the command succeeded under --on-success stay

@@ -2,6 +2,7 @@
 // × forwarding mode): events in, effects out, no processes. The end-to-end counterparts run the
 // static binary (tests/run/test_signals.sh, test_group_signals.sh).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <csignal>
 
 #include "lifecycle_driver.hpp"
@@ -389,6 +390,31 @@ TEST_CASE("exec mode: ray start without --block returns 0, the command replaces 
   CHECK(words(l.on(Leftovers{2})) == W{"spawn:ray_stop", "timer:ray"});
   CHECK(words(l.on(exited(Child::ray_stop, 0, "exited with 0"))) == W{"untimer:ray", "stragglers?"});
   CHECK(words(l.on(Stragglers{0, ""})) == W{"exit:126"});
+}
+
+TEST_CASE("exec mode: a barrier that passes before ray start returns waits for it, then execs", "[lifecycle]") {
+  // Seen under load (run.test_exec_errors): ray start's exit 0 after the exec read as Ray dying (69).
+  Settings s = head();
+  s.exec = true;
+  Lifecycle l(s);
+  l.on(Start{});
+  l.on(ready(Wait::local_gcs));
+  const auto passed = l.on(ready(Wait::join));
+  CHECK(words(passed).empty());
+  CHECK_THAT(logs(passed), Catch::Contains("once ray start returns"));
+  CHECK(words(l.on(exited(Child::ray, 0, "exited with 0"))) == W{"exec"});
+  CHECK(words(l.on(exited(Child::command, 126, "could not be executed"))) == W{"leftovers?"});
+  l.on(Leftovers{0});
+  CHECK(words(l.on(Stragglers{0, ""})) == W{"exit:126"});
+  // ray start failing instead: nothing is executed, Ray's failure is the reason.
+  Lifecycle failed(s);
+  failed.on(Start{});
+  failed.on(ready(Wait::local_gcs));
+  failed.on(ready(Wait::join));
+  const auto effects = words(failed.on(exited(Child::ray, 1, "exited with 1")));
+  CHECK(std::find(effects.begin(), effects.end(), "exec") == effects.end());
+  failed.on(Leftovers{0});
+  CHECK(words(failed.on(Stragglers{0, ""})) == W{"exit:69"});
 }
 
 TEST_CASE("exec mode: SIGTERM as the exec was under way ends the run, the command never ran", "[lifecycle][signals]") {
