@@ -182,7 +182,8 @@ int supervise(const Plan& plan, const Config& config, Programs programs, const g
             service->handle(m, p, std::move(r));
           });
     } catch (const std::exception& e) {
-      throw Fatal(exit_code::unavailable, config.source_of(&Config::health_port) + " " + std::to_string(config.health_port) +
+      throw Fatal(exit_code::unavailable, config.source_of(&Config::health_port) + " " +
+                                              std::to_string(config.health_port) +
                                               ": cannot serve the health endpoint: " + e.what());
     }
     spdlog::info("health endpoint on :{} (/livez, /readyz, /metrics)", config.health_port);

@@ -159,7 +159,8 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
       contradicts(config.source_of(&Config::namespace_name), *config.namespace_name, (*fqdn)[1], "pod's namespace");
     }
     if (config.cluster_domain) {
-      contradicts(config.source_of(&Config::cluster_domain), *config.cluster_domain, join_from(*fqdn, 3), "cluster's DNS domain");
+      contradicts(config.source_of(&Config::cluster_domain), *config.cluster_domain, join_from(*fqdn, 3),
+                  "cluster's DNS domain");
     }
   }
 
