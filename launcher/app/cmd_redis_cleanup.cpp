@@ -27,7 +27,7 @@ constexpr std::chrono::seconds k_progress_every{1};
 // Deleting keys cannot be undone, so the namespace must be named: an empty one names no
 // cluster, and Ray's default "default" is shared by every cluster that left it unset.
 void require_namespace(const Config& config, const EnvMap& env) {
-  if (config.source_of("storage_namespace") != "default") {
+  if (config.source_of(&Config::storage_namespace) != "default") {
     return;
   }
   if (auto it = env.find("RAY_external_storage_namespace"); it != env.end()) {

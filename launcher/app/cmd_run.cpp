@@ -66,10 +66,10 @@ Programs resolve_programs(const Plan& plan, const Config& config, const EnvMap& 
   Programs p;
   const auto ray = supervisor::resolve_executable(plan.ray_start.front(), path);
   if (!ray) {
-    throw Fatal(exit_code::unavailable, "the ray CLI (" + config.source_of("ray") + "): " + ray.error().message);
+    throw Fatal(exit_code::unavailable, "the ray CLI (" + config.source_of(&Config::ray) + "): " + ray.error().message);
   }
   if (const auto bad = supervisor::check_interpreter(ray.value())) {
-    throw Fatal(exit_code::unavailable, "the ray CLI (" + config.source_of("ray") + "): " + bad->message);
+    throw Fatal(exit_code::unavailable, "the ray CLI (" + config.source_of(&Config::ray) + "): " + bad->message);
   }
   p.ray = {ray.value(), plan.ray_start, true, head ? std::vector<std::string>{} : k_only_for_ray_start};
   const int stop_grace_s = static_cast<int>(std::max<std::int64_t>(1, config.ray_stop_grace.count() / 2000));
@@ -182,7 +182,8 @@ int supervise(const Plan& plan, const Config& config, Programs programs, const g
             service->handle(m, p, std::move(r));
           });
     } catch (const std::exception& e) {
-      throw Fatal(exit_code::unavailable, config.source_of("health_port") + " " + std::to_string(config.health_port) +
+      throw Fatal(exit_code::unavailable, config.source_of(&Config::health_port) + " " +
+                                              std::to_string(config.health_port) +
                                               ": cannot serve the health endpoint: " + e.what());
     }
     spdlog::info("health endpoint on :{} (/livez, /readyz, /metrics)", config.health_port);

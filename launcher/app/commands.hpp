@@ -17,13 +17,14 @@ struct Invocation {
   std::string argument;
 };
 
-// One row per subcommand: what it is called, which settings it reads (and so validates: a bad
-// value of any other setting is ignored), how it treats signals, and the function that runs
-// it and returns the process exit code.
+// One row per subcommand: what it is called, whose settings it reads (and so validates: a bad
+// value of any other setting is ignored; each setting in config/settings.cpp names the commands
+// that read it), how it treats signals, and the function that runs it and returns the process
+// exit code.
 struct CommandSpec {
   std::string_view name;
   std::string_view help;
-  std::vector<std::string_view> settings;
+  Commands settings;                         // the settings that this command reads
   SignalMode signals = SignalMode::defaults;
   std::string_view argument;                 // positional argument's name; "" for none
   std::vector<std::string> argument_choices;  // the first is the default when optional

@@ -54,9 +54,10 @@ gcs::ProbeTarget probe_target(const PodIdentity& id, const Config& config) {
 namespace {
 
 // The setting that names a TLS file: the flag or variable it came from, else Ray's variable.
-gcs::TlsFile tls_file(const Config& config, const char* key, const std::optional<std::string>& path) {
-  const std::string source = config.source_of(key);
-  return {path.value_or(""), source == "default" ? std::string(setting_spec(key).env) : source};
+gcs::TlsFile tls_file(const Config& config, std::optional<std::string> Config::*field) {
+  const Setting& setting = setting_of(field);
+  const std::string source = config.source_of(setting);
+  return {(config.*field).value_or(""), source == "default" ? std::string(setting.env) : source};
 }
 
 }  // namespace
@@ -69,9 +70,9 @@ gcs::Credentials credentials_or_fatal(const Config& config, const EnvMap& env) {
   }
   credentials.auth = std::move(token).value();
   if (config.use_tls) {
-    auto tls = gcs::load_tls_credentials({tls_file(config, "tls_server_cert", config.tls_server_cert),
-                                          tls_file(config, "tls_server_key", config.tls_server_key),
-                                          tls_file(config, "tls_ca_cert", config.tls_ca_cert)});
+    auto tls = gcs::load_tls_credentials({tls_file(config, &Config::tls_server_cert),
+                                          tls_file(config, &Config::tls_server_key),
+                                          tls_file(config, &Config::tls_ca_cert)});
     if (!tls) {
       throw Fatal(exit_code::usage, tls.error());
     }

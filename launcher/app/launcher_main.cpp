@@ -17,16 +17,6 @@ namespace launcher {
 
 namespace {
 
-constexpr const char* k_exit_codes_help =
-    "Exit codes: 0 ok (and SIGTERM after success with --on-success stay); 1 probe\n"
-    "unhealthy; 64 bad setting or argument; 69 head/GCS/Redis/ray unusable, Ray died, a worker's Ray\n"
-    "exited; 70 internal error; 71 a system call raylaunch cannot do without failed (signalfd);\n"
-    "74 output not written; 75 join barrier timed out; 77 redis-cleanup refused by Redis' ACL\n"
-    "(NOPERM); 78 a node check failed (checks=strict); 126 the command cannot be executed (not\n"
-    "executable, no #! line, missing interpreter, text file busy); 127 the command not found;\n"
-    "128+N killed by, or stopped by, signal N (143 after SIGTERM, 130 after SIGINT); otherwise\n"
-    "the launch command's own status. (docs/run.md, \"Exit codes\")";
-
 struct Parsed {
   const CommandSpec* spec = nullptr;  // nullptr: help was printed, exit with `help_exit`
   int help_exit = 0;
@@ -53,7 +43,7 @@ void refuse_unknown_command(int argc, char** argv) {
 Parsed parse_command_line(int argc, char** argv) {
   refuse_unknown_command(argc, argv);
   CLI::App app{"raylaunch: starts a Ray cluster inside Kubernetes pods, one static binary per pod.", "raylaunch"};
-  app.footer(k_exit_codes_help);
+  app.footer(exit_codes_help());  // generated from util/exit_codes.cpp's list
   app.require_subcommand(1);
   CliValues values;
   std::string argument;

@@ -6,9 +6,10 @@ namespace launcher {
 
 namespace {
 
-redis::TlsSetting setting(const Config& config, const char* key, const std::string& value) {
-  const std::string source = config.source_of(key);
-  return {value, source == "default" ? std::string(setting_spec(key).env) : source};
+redis::TlsSetting setting(const Config& config, std::string RedisTlsSettings::*field) {
+  const Setting& spec = setting_of(&Config::redis_tls, field);
+  const std::string source = config.source_of(spec);
+  return {config.redis_tls.*field, source == "default" ? std::string(spec.env) : source};
 }
 
 }  // namespace
@@ -18,12 +19,12 @@ std::shared_ptr<const redis::TlsClient> redis_tls_or_fatal(const Config& config)
   if (!config.redis_address || !t.enabled) {
     return nullptr;
   }
-  redis::TlsOptions options{setting(config, "redis_ca_cert", t.ca_cert), setting(config, "redis_ca_path", t.ca_path),
-                            setting(config, "redis_client_cert", t.client_cert),
-                            setting(config, "redis_client_key", t.client_key),
-                            setting(config, "redis_server_name", t.server_name)};
+  using R = RedisTlsSettings;
+  redis::TlsOptions options{setting(config, &R::ca_cert), setting(config, &R::ca_path),
+                            setting(config, &R::client_cert), setting(config, &R::client_key),
+                            setting(config, &R::server_name)};
   if (!options.server_name.set()) {
-    options.server_name = {config.redis_address->host, "the host of " + config.source_of("redis_address")};
+    options.server_name = {config.redis_address->host, "the host of " + config.source_of(&Config::redis_address)};
   }
   auto client = redis::TlsClient::load(options);
   if (!client) {

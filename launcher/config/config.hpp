@@ -24,7 +24,8 @@ const char* to_string(OnSuccess o);
 
 // Typed, validated settings. Every field holds the table's default unless the setting was
 // given (settings.cpp is the only place defaults are written); optional fields have no fixed
-// default: the planner settles them from pod facts and reports where each came from.
+// default: the planner settles them from pod facts and reports where each came from. A new
+// setting is a field here and a row in settings.cpp.
 struct Config {
   int nodes = 0;
   std::optional<int> ordinal;
@@ -78,18 +79,23 @@ struct Config {
   std::string log_level;
 
   // Where each given setting came from ("--nodes" or "RAYLAUNCH_NODES").
-  std::map<std::string, std::string> sources;
-  // That source, or "default" for a setting nobody gave.
-  std::string source_of(const std::string& key) const;
+  std::map<const Setting*, std::string> sources;
+  // That source, or "default" for a setting nobody gave: `source_of(&Config::gpus)`.
+  std::string source_of(const Setting& setting) const;
+  template <typename T>
+  std::string source_of(T Config::*field) const {
+    return source_of(setting_of(field));
+  }
+  template <typename T, typename U>
+  std::string source_of(T Config::*outer, U T::*inner) const {
+    return source_of(setting_of(outer, inner));
+  }
 };
 
-// Parses the settings named by `keys` (the ones a command uses) from `raw`; every other
-// setting keeps its default, whatever the environment says: a typo in an unrelated variable
-// must not fail a liveness probe. Collects *all* problems, then throws one Fatal(64) whose
-// lines each name the setting, its source, the bad value and what is expected.
-Config parse_config(const RawSettings& raw, const std::vector<std::string_view>& keys);
-
-// Every key in the table: what tests and `plan --help` use.
-std::vector<std::string_view> all_setting_keys();
+// Parses the settings that `readers` read (a command's, or Commands::all()) from `raw`; every
+// other setting keeps its default, whatever the environment says: a typo in an unrelated
+// variable must not fail a liveness probe. Collects *all* problems, then throws one Fatal(64)
+// whose lines each name the setting, its source, the bad value and what is expected.
+Config parse_config(const RawSettings& raw, Commands readers);
 
 }  // namespace launcher

@@ -16,12 +16,13 @@ constexpr const char* k_reconnect_var = "RAY_gcs_rpc_server_reconnect_timeout_s"
 constexpr const char* k_reconnect_value = "600";
 
 // A value the user already exported is kept (origin user); one given as a flag is raylaunch's.
-EnvVar from_setting(const Config& config, const char* key, const std::string& name, const std::string& value,
-                    const EnvMap& user_env, const std::string& reason) {
+EnvVar from_setting(const Config& config, const Setting& setting, const std::string& value, const EnvMap& user_env,
+                    const std::string& reason) {
+  const std::string name(setting.env);
   if (auto it = user_env.find(name); it != user_env.end() && it->second == value) {
     return {name, value, Origin::user, reason};
   }
-  const std::string source = config.source_of(key);
+  const std::string source = config.source_of(setting);
   return {name, value, Origin::raylaunch, reason + (source == "default" ? "" : " (from " + source + ")")};
 }
 
@@ -31,7 +32,7 @@ constexpr int k_username_major = 2;
 constexpr int k_username_minor = 41;
 
 void check_redis_username(const Config& config, const std::optional<RayInstall>& ray, GcsFtPlan& out) {
-  const std::string setting = config.source_of("redis_username");
+  const std::string setting = config.source_of(&Config::redis_username);
   if (!ray) {
     out.checks.push_back({"gcs-ft:redis-username", CheckStatus::warn,
                           setting + " is set, and the installed Ray's version could not be read (no "
@@ -70,9 +71,9 @@ GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap&
     }
     return out;
   }
-  out.env.push_back(from_setting(config, "redis_address", "RAY_REDIS_ADDRESS", config.redis_address_text, user_env,
+  out.env.push_back(from_setting(config, setting_of(&Config::redis_address), config.redis_address_text, user_env,
                                  "GCS fault tolerance: the head's GCS keeps its tables in this Redis"));
-  out.env.push_back(from_setting(config, "storage_namespace", "RAY_external_storage_namespace",
+  out.env.push_back(from_setting(config, setting_of(&Config::storage_namespace),
                                  config.storage_namespace, user_env,
                                  "this cluster's keys in Redis are RAY" + config.storage_namespace + "@<table>"));
   if (config.redis_username && config.redis_password) {
@@ -85,17 +86,15 @@ GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap&
     out.preflight->tls_server_name = tls.server_name.empty() ? config.redis_address->host : tls.server_name;
     // Ray's GCS reads these itself (RayConfig, RAY_-prefixed): settings given as flags reach it
     // through the environment, like RAY_REDIS_ADDRESS.
-    for (auto [key, name, value] : {std::tuple{"redis_ca_cert", "RAY_REDIS_CA_CERT", &tls.ca_cert},
-                                    std::tuple{"redis_ca_path", "RAY_REDIS_CA_PATH", &tls.ca_path},
-                                    std::tuple{"redis_client_cert", "RAY_REDIS_CLIENT_CERT", &tls.client_cert},
-                                    std::tuple{"redis_client_key", "RAY_REDIS_CLIENT_KEY", &tls.client_key},
-                                    std::tuple{"redis_server_name", "RAY_REDIS_SERVER_NAME", &tls.server_name}}) {
-      if (!value->empty()) {
-        out.env.push_back(from_setting(config, key, name, *value, user_env, "Redis over TLS, for Ray's GCS"));
+    using R = RedisTlsSettings;
+    for (auto field : {&R::ca_cert, &R::ca_path, &R::client_cert, &R::client_key, &R::server_name}) {
+      if (const std::string& value = tls.*field; !value.empty()) {
+        out.env.push_back(from_setting(config, setting_of(&Config::redis_tls, field), value, user_env,
+                                       "Redis over TLS, for Ray's GCS"));
       }
     }
   }
-  if (config.source_of("storage_namespace") == "default") {
+  if (config.source_of(&Config::storage_namespace) == "default") {
     out.checks.push_back({"gcs-ft:namespace", CheckStatus::warn,
                           "RAY_external_storage_namespace is not set: Ray's default \"" + config.storage_namespace +
                               "\" is shared by every cluster that leaves it unset, and they overwrite each other's "

@@ -8,10 +8,10 @@ namespace {
 
 // A setting given as a flag reaches Ray as its variable; one Ray already reads from the
 // environment is shown as the user's.
-void export_setting(const Config& config, const char* key, const std::string& value, const EnvMap& user_env,
+void export_setting(const Config& config, const Setting& setting, const std::string& value, const EnvMap& user_env,
                     std::vector<EnvVar>& out) {
-  const std::string name(setting_spec(key).env);
-  const std::string source = config.source_of(key);
+  const std::string name(setting.env);
+  const std::string source = config.source_of(setting);
   const auto it = user_env.find(name);
   if (source == name || source == "default") {
     if (it != user_env.end() && !it->second.empty()) {
@@ -31,11 +31,11 @@ GcsTlsPlan plan_gcs_tls(const Config& config, const EnvMap& user_env) {
   tls.server_cert = config.tls_server_cert.value_or("");
   tls.server_key = config.tls_server_key.value_or("");
   tls.ca_cert = config.tls_ca_cert.value_or("");
-  export_setting(config, "use_tls", config.use_tls ? "1" : "0", user_env, tls.env);
+  export_setting(config, setting_of(&Config::use_tls), config.use_tls ? "1" : "0", user_env, tls.env);
   if (tls.enabled) {
-    export_setting(config, "tls_server_cert", tls.server_cert, user_env, tls.env);
-    export_setting(config, "tls_server_key", tls.server_key, user_env, tls.env);
-    export_setting(config, "tls_ca_cert", tls.ca_cert, user_env, tls.env);
+    export_setting(config, setting_of(&Config::tls_server_cert), tls.server_cert, user_env, tls.env);
+    export_setting(config, setting_of(&Config::tls_server_key), tls.server_key, user_env, tls.env);
+    export_setting(config, setting_of(&Config::tls_ca_cert), tls.ca_cert, user_env, tls.env);
   }
   return tls;
 }

@@ -186,14 +186,14 @@ Expectations settle_expectations(const Config& config, const NodeFacts& node) {
   const auto shape = instance_shape(node.instance_type);
   if (config.gpus) {
     e.gpus = *config.gpus;
-    e.gpus_source = config.source_of("gpus");
+    e.gpus_source = config.source_of(&Config::gpus);
   } else if (shape) {
     e.gpus = shape->gpus;
     e.gpus_source = node.instance_type;
   }
   if (config.efa) {
     e.efa = *config.efa;
-    e.efa_source = config.source_of("efa");
+    e.efa_source = config.source_of(&Config::efa);
     e.efa_set = true;
   } else if (shape) {
     e.efa = shape->efa;
@@ -202,7 +202,7 @@ Expectations settle_expectations(const Config& config, const NodeFacts& node) {
   e.nodes = std::max(1, config.nodes);
   if (config.shm_min) {
     e.shm_min = *config.shm_min;
-    e.shm_min_source = config.source_of("shm_min");
+    e.shm_min_source = config.source_of(&Config::shm_min);
   } else if (e.gpus > 0) {
     e.shm_min = 64 * k_gib;  // sample Skill 09: "At least 64Gi for multi-GPU training"
     e.shm_min_source = "GPUs expected";

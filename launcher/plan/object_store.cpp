@@ -24,7 +24,7 @@ std::string size(std::uint64_t bytes) { return util::format_size(bytes); }
 
 ObjectStoreSize plan_object_store(const Config& config, const NodeFacts& node) {
   if (config.object_store_memory) {
-    return {*config.object_store_memory, "set by " + config.source_of("object_store_memory")};
+    return {*config.object_store_memory, "set by " + config.source_of(&Config::object_store_memory)};
   }
   if (!node.shm) {
     return {0, "no /dev/shm: left to Ray"};

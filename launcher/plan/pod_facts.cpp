@@ -28,7 +28,7 @@ void require_root_dir(const Config& config) {
   }
   if (!why.empty()) {
     throw Fatal(exit_code::usage,
-                bad_setting(config.source_of("host_root"), root, "a readable directory; " + why));
+                bad_setting(config.source_of(&Config::host_root), root, "a readable directory; " + why));
   }
 }
 
@@ -37,7 +37,7 @@ void settle_hostname(const Config& config, PodFacts& facts) {
   // true source. Only with neither does the kernel's name count (and it must look like a pod's).
   if (config.hostname) {
     facts.hostname = *config.hostname;
-    facts.hostname_source = config.source_of("hostname");
+    facts.hostname_source = config.source_of(&Config::hostname);
     return;
   }
   std::array<char, 256> buf{};

@@ -87,7 +87,7 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
   // Ordinal: explicit setting, then the Indexed Job's index, then the StatefulSet name suffix.
   if (config.ordinal) {
     id.ordinal = *config.ordinal;
-    id.ordinal_source = config.source_of("ordinal");
+    id.ordinal_source = config.source_of(&Config::ordinal);
   } else if (auto jci = facts.env.find("JOB_COMPLETION_INDEX"); jci != facts.env.end() && !jci->second.empty()) {
     const auto n = util::parse_int(jci->second, 0, config.nodes - 1);
     if (n) {
@@ -120,14 +120,14 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
   id.namespace_name = config.namespace_name.value_or("");
   if (config.service) {
     id.service = *config.service;
-    id.service_source = config.source_of("service");
+    id.service_source = config.source_of(&Config::service);
   } else if (fqdn) {
     id.service = (*fqdn)[0];
     id.service_source = "/etc/hosts";
   }
   if (config.cluster_domain) {
     id.cluster_domain = *config.cluster_domain;
-    id.cluster_domain_source = config.source_of("cluster_domain");
+    id.cluster_domain_source = config.source_of(&Config::cluster_domain);
   } else if (fqdn) {
     id.cluster_domain = join_from(*fqdn, 3);
     id.cluster_domain_source = "/etc/hosts";
@@ -144,22 +144,23 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
   // (30 min in the manifests) blaming each other. Only matters when the head's name is derived.
   if (fqdn && !config.head_host && !(config.nodes == 1 && id.role == Role::head)) {
     const std::string own = facts.hostname + "." + join_from(*fqdn, 0);
-    const auto contradicts = [&](const char* key, const std::string& given, const std::string& actual,
+    const auto contradicts = [&](const std::string& source, const std::string& given, const std::string& actual,
                                  const char* what) {
       if (given != actual) {
-        problems.push_back(config.source_of(key) + ": \"" + util::printable(given) + "\" contradicts this pod's own " +
+        problems.push_back(source + ": \"" + util::printable(given) + "\" contradicts this pod's own " +
                            "name in /etc/hosts, " + util::printable(own) + " (expected " + util::printable(actual) +
                            ", the " + what + "; the head's derived name would not resolve: fix or unset it)");
       }
     };
     if (config.service) {
-      contradicts("service", *config.service, (*fqdn)[0], "pods' headless Service");
+      contradicts(config.source_of(&Config::service), *config.service, (*fqdn)[0], "pods' headless Service");
     }
     if (config.namespace_name) {
-      contradicts("namespace", *config.namespace_name, (*fqdn)[1], "pod's namespace");
+      contradicts(config.source_of(&Config::namespace_name), *config.namespace_name, (*fqdn)[1], "pod's namespace");
     }
     if (config.cluster_domain) {
-      contradicts("cluster_domain", *config.cluster_domain, join_from(*fqdn, 3), "cluster's DNS domain");
+      contradicts(config.source_of(&Config::cluster_domain), *config.cluster_domain, join_from(*fqdn, 3),
+                  "cluster's DNS domain");
     }
   }
 
@@ -167,7 +168,7 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
   // under the headless Service (publishNotReadyAddresses makes it resolvable before Ready).
   if (config.head_host) {
     id.head_host = *config.head_host;
-    id.head_host_source = config.source_of("head_address");
+    id.head_host_source = config.source_of(&Config::head_host);
   } else if (config.nodes == 1 && id.role == Role::head) {
     id.head_host = "127.0.0.1";
     id.head_host_source = "single-node job: this pod";

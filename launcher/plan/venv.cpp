@@ -18,7 +18,7 @@ std::vector<EnvVar> venv_env(const Config& config, const PodFacts& facts) {
   }
   const std::string& venv = *config.venv;
   if (!facts.venv_has_bin) {
-    throw Fatal(exit_code::usage, bad_setting(config.source_of("venv"), venv,
+    throw Fatal(exit_code::usage, bad_setting(config.source_of(&Config::venv), venv,
                                               "a virtualenv directory with a bin/ directory; " + venv +
                                                   "/bin does not exist in this image"));
   }

@@ -72,7 +72,7 @@ class NodeTree : public TempDir {
 // Settings as if given as flags (key → text), with `env` as the environment; every setting is
 // read, as `plan` and `run` read theirs.
 inline launcher::Config config(const std::map<std::string, std::string>& flags, const launcher::EnvMap& env = {}) {
-  return launcher::parse_config(launcher::RawSettings(flags, env), launcher::all_setting_keys());
+  return launcher::parse_config(launcher::RawSettings(flags, env), launcher::Commands::all());
 }
 
 // The limits of a well-configured EKS GPU pod, so that tests do not depend on the limits of the

@@ -78,7 +78,7 @@ TEST_CASE("ray args split into words and a duration shows its source", "[config]
   const Config c = config({{"ray_args", "--num-cpus=90  --include-dashboard=false"}});
   CHECK(c.ray_args == std::vector<std::string>{"--num-cpus=90", "--include-dashboard=false"});
   CHECK(config({}, {{"RAYLAUNCH_JOIN_TIMEOUT", "10m"}}).join_timeout == std::chrono::minutes(10));
-  CHECK(config({}, {{"RAYLAUNCH_JOIN_TIMEOUT", "10m"}}).source_of("join_timeout") == "RAYLAUNCH_JOIN_TIMEOUT");
+  CHECK(config({}, {{"RAYLAUNCH_JOIN_TIMEOUT", "10m"}}).source_of(&Config::join_timeout) == "RAYLAUNCH_JOIN_TIMEOUT");
 }
 
 TEST_CASE("long values are not cut at 256 bytes and refused", "[config]") {
@@ -150,12 +150,12 @@ TEST_CASE("ports sharing the pod's network must differ", "[config][bad-input]") 
 TEST_CASE("a command validates only the settings it reads", "[config]") {
   const RawSettings raw({}, {{"RAYLAUNCH_SHM_MIN", "bogus"}, {"RAYLAUNCH_OBJECT_STORE_MEMORY", "lots"},
                              {"RAYLAUNCH_PROBE_TIMEOUT", "2s"}});
-  const Config c = parse_config(raw, {"probe_timeout", "nodes"});
+  const Config c = parse_config(raw, Command::probe);
   CHECK(c.probe_timeout == std::chrono::seconds(2));
   CHECK_FALSE(c.shm_min.has_value());
   CHECK(c.nodes == 1);  // the default, from the settings table
 }
 
 TEST_CASE("a setting nobody gave names no environment variable as its source", "[config]") {
-  CHECK(config({}).source_of("join_timeout") == "default");
+  CHECK(config({}).source_of(&Config::join_timeout) == "default");
 }

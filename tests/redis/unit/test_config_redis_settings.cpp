@@ -9,11 +9,8 @@ using namespace launcher;
 
 namespace {
 
-const std::vector<std::string_view> k_keys = {"redis_address", "redis_username", "redis_password",
-                                              "storage_namespace", "dry_run"};
-
 Config parse(const EnvMap& env, const std::map<std::string, std::string>& flags = {}) {
-  return parse_config(RawSettings(flags, env), k_keys);
+  return parse_config(RawSettings(flags, env), Command::redis_cleanup);
 }
 
 // The lines of the Fatal(64) that parsing `env` throws (fails the test if none is thrown).
@@ -109,7 +106,7 @@ TEST_CASE("the namespace comes from Ray's variable or the flag, the flag winning
   CHECK(parse({{"RAY_external_storage_namespace", "blue"}}).storage_namespace == "blue");
   const Config c = parse({{"RAY_external_storage_namespace", "blue"}}, {{"storage_namespace", "green"}});
   CHECK(c.storage_namespace == "green");
-  CHECK(c.source_of("storage_namespace") == "--storage-namespace");
+  CHECK(c.source_of(&Config::storage_namespace) == "--storage-namespace");
 }
 
 TEST_CASE("the dry-run setting is true or false", "[redis-settings]") {

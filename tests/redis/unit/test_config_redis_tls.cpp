@@ -14,11 +14,8 @@ using namespace launcher;
 
 namespace {
 
-const std::vector<std::string_view> k_keys = {"redis_address",     "redis_ca_cert",    "redis_ca_path",
-                                              "redis_client_cert", "redis_client_key", "redis_server_name"};
-
 Config parse(const EnvMap& env, const std::map<std::string, std::string>& flags = {}) {
-  return parse_config(RawSettings(flags, env), k_keys);
+  return parse_config(RawSettings(flags, env), Command::redis_cleanup);
 }
 
 std::vector<std::string> problems(const EnvMap& env) {
@@ -58,7 +55,7 @@ TEST_CASE("rediss:// turns TLS on, with Ray's own variables", "[redis-tls]") {
   const Config f = parse({{"RAY_REDIS_ADDRESS", "rediss://r:6379"}, {"RAY_REDIS_CA_CERT", "/env/ca.crt"}},
                          {{"redis_ca_cert", "/flag/ca.crt"}, {"redis_server_name", "10.0.0.5"}});
   CHECK(f.redis_tls.ca_cert == "/flag/ca.crt");
-  CHECK(f.source_of("redis_ca_cert") == "--redis-ca-cert");
+  CHECK(f.source_of(&Config::redis_tls, &RedisTlsSettings::ca_cert) == "--redis-ca-cert");
   CHECK(f.redis_tls.server_name == "10.0.0.5");
   CHECK_FALSE(parse({{"RAY_REDIS_ADDRESS", "redis://r:6379"}}).redis_tls.enabled);
 }
