@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Benchmarks of `raylaunch run` (issue 8), side by side in one run, against the FAKE ray CLI
-(tests/fakes) and FAKE GCS (tests/gcs/fake). Not tests: nothing fails on a slow figure; the
+(tests/fakes) and FAKE GCS (tests/fakes/gcs). Not tests: nothing fails on a slow figure; the
 report says which targets were met. Writes benchmarks/results/run.md.
 
   supervisor_bench.py RAYLAUNCH FAKE_GCS OUT.md
@@ -27,7 +27,7 @@ def free_port():
 def base_env(work, name):
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAYLAUNCH_") and not k.startswith("RAY_")}
     env.update({
-        "PATH": f"{REPO}/tests/fakes/bin:{REPO}/tests/run/bin:/usr/local/bin:/usr/bin:/bin",
+        "PATH": f"{REPO}/tests/fakes/ray/bin:{REPO}/tests/run/bin:/usr/local/bin:/usr/bin:/bin",
         "FAKE_GCS": FAKE_GCS, "HOSTNAME": name, "RAY_TMPDIR": os.path.join(work, name),
         "RAYLAUNCH_CHECKS": "off", "RAYLAUNCH_GPUS": "0", "RAYLAUNCH_EFA": "0",
         "RAYLAUNCH_HEAD_ADDRESS": "127.0.0.1", "RAYLAUNCH_RAY_PORT": str(free_port()),

@@ -1,5 +1,5 @@
 # Shared helpers for the end-to-end tests of `raylaunch run`: the built static raylaunch
-# ($RAYLAUNCH_BIN) supervising the FAKE `ray` CLI (tests/fakes/bin/ray), which runs the FAKE GCS
+# ($RAYLAUNCH_BIN) supervising the FAKE `ray` CLI (tests/fakes/ray/bin/ray), which runs the FAKE GCS
 # and raylet ($FAKE_GCS). Every test has its own temp dir, ports and RAY_TMPDIR, so `ctest -j`
 # is safe. Modelled on dumb-init's and tini's suites: one behaviour per script, a matrix inside.
 set -euo pipefail
@@ -8,7 +8,7 @@ set -euo pipefail
 [[ -x "$RAYLAUNCH_BIN" && -x "$FAKE_GCS" ]] || { echo "SKIP: binaries not built"; exit 125; }
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export FAKE_GCS
-export PATH=$HERE/../fakes/bin:$HERE/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export PATH=$HERE/../fakes/ray/bin:$HERE/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 PY=/usr/bin/python3
 
 source "$HERE/../support/fail_fast.sh"

@@ -1,5 +1,5 @@
 # Shared helpers for the GCS end-to-end tests: the built static raylaunch ($RAYLAUNCH_BIN)
-# against the FAKE GCS ($FAKE_GCS, tests/gcs/fake). Every test gets its own temp dir, its own
+# against the FAKE GCS ($FAKE_GCS, tests/fakes/gcs). Every test gets its own temp dir, its own
 # ports (bound at 0 or picked by `fake_gcs freeport`) and control sockets, so `ctest -j` is safe.
 set -euo pipefail
 : "${RAYLAUNCH_BIN:?set RAYLAUNCH_BIN to the built raylaunch}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `raylaunch run` on a cluster whose Ray speaks mutual TLS (the FAKE ray CLI of tests/fakes, whose
+# `raylaunch run` on a cluster whose Ray speaks mutual TLS (the FAKE ray CLI of tests/fakes/ray, whose
 # GCS and raylet read RAY_USE_TLS as Ray does): a worker waits for its head and joins, the head's
 # barrier passes, the command runs, and the worker's /readyz asks the head over TLS in the layout
 # of its version. The same head without TLS on the worker's side: the worker stops at once with

@@ -70,7 +70,7 @@ rcli() { REDISCLI_AUTH=$PASSWORD redis-cli -p "$REDIS_PORT" "$@"; }
 # start_fake MODE: one of fake_server.py's lying servers; sets FAKE_PORT.
 start_fake() {
   rm -f "$WORK/fake.port"
-  "$PY" "$HERE/fake_server.py" "$1" "$WORK/fake.port" 2>"$WORK/fake-$1.log" &
+  "$PY" "$HERE/../../fakes/redis/fake_server.py" "$1" "$WORK/fake.port" 2>"$WORK/fake-$1.log" &
   PIDS+=($!)
   local i
   for i in $(seq 100); do

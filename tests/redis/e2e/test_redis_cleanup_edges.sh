@@ -40,7 +40,7 @@ expect_in "$out" "left alone: 1 key of namespace \"lime\" that is not a hash (e.
 
 # A server whose SCAN never comes back to cursor 0: given up at the deadline, with what it did.
 rm -f "$WORK/scan.port"
-"$PY" "$HERE/fake_scan_server.py" "$WORK/scan.port" endless 2>"$WORK/scan.log" &
+"$PY" "$HERE/../../fakes/redis/fake_scan_server.py" "$WORK/scan.port" endless 2>"$WORK/scan.log" &
 PIDS+=($!)
 SCAN_PID=$!
 for i in $(seq 100); do [[ -s "$WORK/scan.port" ]] && break; sleep 0.05; done

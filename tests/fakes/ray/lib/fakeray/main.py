@@ -16,7 +16,7 @@ def main(argv):
     args = argv[1:]
     version = os.environ.get("FAKE_RAY_VERSION", "2.9.0")
     if not args or args[0] == "--help":
-        say("Usage: ray [OPTIONS] COMMAND [ARGS]...\n\n  FAKE Ray CLI (tests/fakes).\n\nCommands:\n  start\n  stop")
+        say("Usage: ray [OPTIONS] COMMAND [ARGS]...\n\n  FAKE Ray CLI (tests/fakes/ray).\n\nCommands:\n  start\n  stop")
         return 0
     if args[0] == "--version":
         say(f"ray, version {version}")

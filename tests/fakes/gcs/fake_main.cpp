@@ -318,6 +318,6 @@ int main(int argc, char** argv) {
     return fake::send_v236_main(args);
   }
   std::cerr << "usage: fake_gcs serve|ctl|raylet|ping|nodes|blackhole|freeport|send-v236 ... (see "
-               "tests/gcs/fake/fake_main.cpp)\n";
+               "tests/fakes/gcs/fake_main.cpp)\n";
   return 2;
 }

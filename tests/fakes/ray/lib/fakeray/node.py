@@ -1,6 +1,6 @@
 """FAKE Ray CLI, for tests only: the node's processes, directories and addresses.
 
-The fake's gcs_server and raylet are the C++ fake (tests/gcs/fake, `fake_gcs serve` / `fake_gcs
+The fake's gcs_server and raylet are the C++ fake (tests/fakes/gcs, `fake_gcs serve` / `fake_gcs
 raylet`), run through symlinks named gcs_server and raylet in the session directory, so that
 their process names (/proc/PID/comm) are Ray's and `ray stop` can find them the way Ray does.
 Children are spawned as Ray's services.start_ray_process does: subprocess.Popen with the parent's
@@ -20,17 +20,17 @@ import time
 
 PR_SET_PDEATHSIG = 1
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.normpath(os.path.join(HERE, "..", "..", "..", ".."))
+REPO = os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", ".."))
 
 
 def find_fake_gcs():
-    """$FAKE_GCS, else the newest build/…/tests/gcs/fake_gcs under the repository."""
+    """$FAKE_GCS, else the newest build/…/tests/fakes/fake_gcs under the repository."""
     explicit = os.environ.get("FAKE_GCS")
     if explicit:
         return explicit if os.access(explicit, os.X_OK) else None
     found = []
     for entry in os.listdir(REPO):
-        path = os.path.join(REPO, entry, "tests", "gcs", "fake_gcs")
+        path = os.path.join(REPO, entry, "tests", "fakes", "fake_gcs")
         if entry.startswith("build") and os.access(path, os.X_OK):
             found.append((os.path.getmtime(path), path))
     return max(found)[1] if found else None

@@ -1,15 +1,15 @@
-# Shared helpers for the tests of the FAKE `ray` CLI (tests/fakes/bin/ray) and the FAKE GCS and
-# raylet it runs ($FAKE_GCS, tests/gcs/fake). Each "pod" gets its own RAY_TMPDIR under this test's
+# Shared helpers for the tests of the FAKE `ray` CLI (tests/fakes/ray/bin/ray) and the FAKE GCS and
+# raylet it runs ($FAKE_GCS, tests/fakes/gcs). Each "pod" gets its own RAY_TMPDIR under this test's
 # temp dir, so `ray stop` in one pod never touches another, and tests can run side by side.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 RAY=$HERE/bin/ray
 # ctest sets FAKE_GCS; by hand, the newest fake_gcs in a build directory of this checkout.
-: "${FAKE_GCS:=$(ls -t "$HERE"/../../build*/tests/gcs/fake_gcs 2>/dev/null | head -n1)}"
+: "${FAKE_GCS:=$(ls -t "$HERE"/../../../build*/tests/fakes/fake_gcs 2>/dev/null | head -n1)}"
 [[ -n "$FAKE_GCS" && -x "$FAKE_GCS" ]] || { echo "SKIP: fake_gcs not built (set FAKE_GCS)"; exit 125; }
 export FAKE_GCS
 
-source "$HERE/../support/fail_fast.sh"
+source "$HERE/../../support/fail_fast.sh"
 new_work fakeray
 FAIL_LOGS=('*.out' '*/ray/session_latest/logs/*')
 FAIL_TAIL=15

@@ -107,7 +107,7 @@ def usage_error(command, message):
 
 
 def help_text(command, table):
-    lines = [f"Usage: ray {command} [OPTIONS]", "", f"  FAKE `ray {command}` (tests/fakes).", "",
+    lines = [f"Usage: ray {command} [OPTIONS]", "", f"  FAKE `ray {command}` (tests/fakes/ray).", "",
              "Options:"]
     for name, kind in table.items():
         lines.append(f"  {name}" + ("" if kind in ("flag", "count") else f" {kind.upper()}"))
