@@ -78,7 +78,7 @@ RUSAGE = None  # benchmarks/rusage.cpp, set in main()
 
 
 def make_pki(work):
-    """A CA and a pod certificate for 127.0.0.1 (EC P-256), as tests/gcs/e2e/pki.sh makes them."""
+    """A CA and a pod certificate for 127.0.0.1 (EC P-256), as tests/gcs/pki.sh makes them."""
     d = f"{work}/pki"
     os.makedirs(d, exist_ok=True)
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
