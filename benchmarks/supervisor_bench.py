@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Benchmarks of `raylaunch run` (issue 8), side by side in one run, against the FAKE ray CLI
-(tests/fakes) and FAKE GCS (tests/fakes/gcs). Not tests: nothing fails on a slow figure; the
+(tests/fakes/ray) and FAKE GCS (tests/fakes/gcs). Not tests: nothing fails on a slow figure; the
 report says which targets were met. Writes benchmarks/results/run.md.
 
   supervisor_bench.py RAYLAUNCH FAKE_GCS OUT.md
