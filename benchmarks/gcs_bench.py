@@ -37,7 +37,7 @@ def out(*argv, env=None):
 
 
 class Fake:
-    """A FAKE GCS process (tests/gcs/fake) on a free loopback port."""
+    """A FAKE GCS process (tests/fakes/gcs) on a free loopback port."""
 
     def __init__(self, binary, work, name, *extra, env=None):
         self.binary = binary
@@ -78,7 +78,7 @@ RUSAGE = None  # benchmarks/rusage.cpp, set in main()
 
 
 def make_pki(work):
-    """A CA and a pod certificate for 127.0.0.1 (EC P-256), as tests/gcs/e2e/pki.sh makes them."""
+    """A CA and a pod certificate for 127.0.0.1 (EC P-256), as tests/gcs/pki.sh makes them."""
     d = f"{work}/pki"
     os.makedirs(d, exist_ok=True)
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
@@ -268,7 +268,7 @@ def main():
     L = ["# raylaunch GCS benchmarks (benchmarks/gcs)", "",
          f"- machine: {os.cpu_count()} cores, {platform.platform()}; load average "
          f"{load_before[0]:.2f} before, {load_after[0]:.2f} after (other work may share the cores)",
-         f"- raylaunch: `{os.path.getsize(rl):,}` bytes, static; GCS: the FAKE GCS of tests/gcs (gRPC C++ 1.51, "
+         f"- raylaunch: `{os.path.getsize(rl):,}` bytes, static; GCS: the FAKE GCS of tests/fakes/gcs (gRPC C++ 1.51, "
          "sync server), on loopback", ""]
     if max(load_before[0], load_after[0]) > os.cpu_count() * 0.75:
         L += [f"**The machine was busy** (load average above {os.cpu_count() * 0.75:g} on {os.cpu_count()} cores): "

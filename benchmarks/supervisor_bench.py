@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Benchmarks of `raylaunch run` (issue 8), side by side in one run, against the FAKE ray CLI
-(tests/fakes) and FAKE GCS (tests/gcs/fake). Not tests: nothing fails on a slow figure; the
+(tests/fakes/ray) and FAKE GCS (tests/fakes/gcs). Not tests: nothing fails on a slow figure; the
 report says which targets were met. Writes benchmarks/results/run.md.
 
   supervisor_bench.py RAYLAUNCH FAKE_GCS OUT.md
@@ -27,7 +27,7 @@ def free_port():
 def base_env(work, name):
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAYLAUNCH_") and not k.startswith("RAY_")}
     env.update({
-        "PATH": f"{REPO}/tests/fakes/bin:{REPO}/tests/run/bin:/usr/local/bin:/usr/bin:/bin",
+        "PATH": f"{REPO}/tests/fakes/ray/bin:{REPO}/tests/support/bin:/usr/local/bin:/usr/bin:/bin",
         "FAKE_GCS": FAKE_GCS, "HOSTNAME": name, "RAY_TMPDIR": os.path.join(work, name),
         "RAYLAUNCH_CHECKS": "off", "RAYLAUNCH_GPUS": "0", "RAYLAUNCH_EFA": "0",
         "RAYLAUNCH_HEAD_ADDRESS": "127.0.0.1", "RAYLAUNCH_RAY_PORT": str(free_port()),
@@ -216,9 +216,9 @@ def main():
         "- Join → command: the pod joins at a random point of the barrier's poll interval (at most 4 polls a "
         "second, 275 ms apart), so the wait is up to one interval, plus a poll and the spawn.",
         "- SIGTERM latency is measured from `kill()` in this script to the command's own signal handler "
-        "(a Python program, tests/run/bin/print_signals), through raylaunch's signalfd and event loop.",
+        "(a Python program, tests/support/bin/print_signals), through raylaunch's signalfd and event loop.",
         "- CPU at rest is utime+stime of the raylaunch process from /proc over the interval; RSS is VmRSS at its end.",
-        "- The orphan run includes making the 10,000 orphans (tests/run/bin/make_orphans) and Ray's start and stop.",
+        "- The orphan run includes making the 10,000 orphans (tests/support/bin/make_orphans) and Ray's start and stop.",
         "- The health endpoint answers liveness from the supervisor's state and a GCS call cached for at most 1 s; "
         "`raylaunch probe` is a new process with a new gRPC channel every time, as a kubelet exec probe.",
     ]

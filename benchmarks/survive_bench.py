@@ -3,7 +3,7 @@
 benchmarks/results/survive.md.
 
 1. What the head watch costs the GCS per worker per minute: RPCs and protobuf payload bytes,
-   against the FAKE GCS of tests/gcs at 4 and 4,096 nodes for the three request layouts (Ray
+   against the FAKE GCS of tests/fakes/gcs at 4 and 4,096 nodes for the three request layouts (Ray
    2.9, 2.40, 2.60), and on the real Ray (the worker's own /metrics over a minute).
 2. Detection, on the real Ray in the cluster harness, raylaunch of this branch beside raylaunch
    of main (before issue 19): a head replaced (its container killed and restarted: a new
@@ -184,7 +184,7 @@ def write(r):
              "the cluster harness's pods. \"before\" is raylaunch built from main before issue 19 "
              "(`" + os.path.basename(os.path.dirname(os.path.dirname(old_rl))) + "`), same pods, same program.", ""]
     lines += ["## 1. The head watch's cost to the GCS, per worker per minute (one look every 2 s: 30 looks)", "",
-              "Fake GCS (tests/gcs), its own counters beside the watch's:", "",
+              "Fake GCS (tests/fakes/gcs), its own counters beside the watch's:", "",
               "| GCS layout | nodes | RPCs | bytes sent | bytes received | GCS calls | GCS reply bytes | one whole table |",
               "|---|---|---|---|---|---|---|---|"]
     for x in r["fake"]:

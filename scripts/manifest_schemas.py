@@ -1,5 +1,5 @@
 """Strict JSON schemas by (apiVersion, kind): the Kubernetes definitions and the CRDs in
-tests/manifests/schemas/, made strict at load time (`additionalProperties: false` on every
+tests/data/schemas/, made strict at load time (`additionalProperties: false` on every
 object schema that lists `properties`, as the API server's fieldValidation=Strict does).
 
 A kind may have several CRD files, one per version of its operator the kit claims to support

@@ -16,7 +16,7 @@ through the kustomizations of its tree that use it; one that nothing builds is a
 are normalised first (`dir//manifests`, `./manifests/`).
 
 Schemas (manifest_schemas.py): the Kubernetes 1.32 definitions and the CRDs in
-tests/manifests/schemas/ (MPIJob; Kueue 0.15.0 and 0.19.2, both applied; Karpenter's
+tests/data/schemas/ (MPIJob; Kueue 0.15.0 and 0.19.2, both applied; Karpenter's
 NodeOverlay, NodePool and EC2NodeClass; see the README there), made strict at load time. A kind
 with no schema is a failure. CRD metadata is checked against the real ObjectMeta.
 
@@ -42,7 +42,7 @@ from manifest_yaml import load_documents, strict_loader, yaml
 
 EXIT_VALID, EXIT_INVALID, EXIT_SETUP = 0, 1, 2
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCHEMA_DIR = os.path.join(REPO, "tests", "manifests", "schemas")
+SCHEMA_DIR = os.path.join(REPO, "tests", "data", "schemas")
 DEFAULT_DEFS = os.path.join(SCHEMA_DIR, "k8s-v1.32.0-definitions.json")
 # Kueue twice: the oldest release the kit claims (0.15.0, the first with v1beta2) and the newest
 # vendored; every queue object must pass both. Karpenter's NodePool and EC2NodeClass are the AWS
@@ -212,7 +212,7 @@ def main(argv):
     parser.add_argument("--k8s-defs", default=DEFAULT_DEFS, help="Kubernetes JSON-schema definitions (default: %(default)s)")
     parser.add_argument("--crd", action="append", help="CRD YAML to validate custom resources with "
                         "(repeatable; default: the MPIJob, Kueue 0.15.0 and 0.19.2, and Karpenter CRDs in "
-                        "tests/manifests/schemas)")
+                        "tests/data/schemas)")
     parser.add_argument("--env-rules", default=manifest_rules.env_rules_table.DEFAULT_PATH,
                         help="the env rules table (default: %(default)s)")
     parser.add_argument("--no-rules", dest="rules", action="store_false", help="schema checks only")

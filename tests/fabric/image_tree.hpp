@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "../unit/fixtures.hpp"
+#include "../support/fixtures.hpp"
 
 namespace fabric_fixtures {
 

@@ -1,6 +1,7 @@
-# Helpers shared by the shell suites that stop at their first failure (tests/fakes, tests/run,
-# tests/gcs/e2e): a temp dir per test, background processes killed at exit, a failure that shows
-# the logs, and waits that poll for what a program said instead of sleeping.
+# Helpers shared by the shell suites that stop at their first failure (tests/fakes/ray,
+# tests/supervisor, tests/health, tests/gcs): a temp dir per test, background processes killed at
+# exit, a failure that shows the logs, and waits that poll for what a program said instead of
+# sleeping.
 #
 # Source it from a suite's lib.sh, then call `new_work PREFIX`. A suite may set FAIL_LOGS (globs
 # under $WORK whose tails `fail` prints) and FAIL_TAIL, and may define `leftovers` (PIDs of

@@ -1,4 +1,4 @@
-# Helpers shared by the shell suites that run every check and count (tests/e2e, tests/redis/e2e):
+# Helpers shared by the shell suites that run every check and count (e2e_lib.sh, tests/redis):
 # each expectation passes or fails, the script goes on, and `finish` prints the tally and fails
 # the test if anything failed. Source it from a suite's lib.sh after setting RL (the raylaunch
 # under test) and WORK; a suite may set RUN_LOG (a file that collects everything raylaunch

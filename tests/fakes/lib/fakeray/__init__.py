@@ -1,1 +1,0 @@
-"""FAKE Ray CLI, for tests only: the package behind tests/fakes/bin/ray."""
