@@ -3,7 +3,6 @@
 #include "app/commands.hpp"
 #include "app/gcs_target.hpp"
 #include "plan/plan.hpp"
-#include "plan/plan_render.hpp"
 
 namespace launcher {
 

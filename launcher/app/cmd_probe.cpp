@@ -23,8 +23,8 @@ int cmd_probe(const Invocation& inv) {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   const gcs::Credentials credentials = credentials_or_fatal(inv.config, inv.env);
   const PodIdentity id = resolve_identity(inv.config, gather_identity_facts(inv.config, inv.env, "/"));
-  const gcs::ProbeKind kind = inv.argument == "liveness" ? gcs::ProbeKind::liveness : gcs::ProbeKind::readiness;
-  const gcs::ProbeResult result = gcs::run_probe(kind, probe_target(id, inv.config), credentials);
+  const ProbeKind kind = inv.argument == "liveness" ? ProbeKind::liveness : ProbeKind::readiness;
+  const ProbeResult result = gcs::run_probe(kind, probe_target(id, inv.config), credentials);
   std::fprintf(result.healthy ? stdout : stderr, "raylaunch: probe %s (%s): %s: %s\n", inv.argument.c_str(),
                to_string(id.role), result.healthy ? "healthy" : "unhealthy", result.line.c_str());
   return result.healthy ? exit_code::ok : exit_code::unhealthy;

@@ -1,7 +1,7 @@
 #include "app/gcs_target.hpp"
 
 #include "plan/pod_facts.hpp"
-#include "plan/pod_name.hpp"
+#include "plan/pod_identity.hpp"
 #include "util/fatal.hpp"
 
 namespace launcher {

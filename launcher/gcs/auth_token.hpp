@@ -4,6 +4,7 @@
 #include <string>
 
 #include "util/env_map.hpp"
+#include "util/platform.hpp"
 #include "util/result.hpp"
 
 namespace launcher::gcs {
@@ -34,13 +35,13 @@ struct TokenLookup {
   std::shared_ptr<LiveToken> live;
 };
 
-// Where Ray looks for Kubernetes tokens (k8s_constants.h); parameters so that tests can point them
+// Where Ray looks for Kubernetes tokens (platform.hpp); parameters so that tests can point them
 // elsewhere. Ray 2.55+ (RAY_ENABLE_K8S_TOKEN_AUTH) reads kRaySaTokenPath, a projected token of
 // audience ray.io (KubeRay mounts it), never the API server's token: that one goes to the API
 // server only, in Ray's TokenReview calls. Ray 2.52-2.53's RAY_AUTH_MODE=k8s read kK8sSaTokenPath.
 struct TokenPaths {
-  std::string ray_service_account = "/var/run/secrets/ray.io/serviceaccount/token";
-  std::string k8s_service_account = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+  std::string ray_service_account = platform::k_ray_service_account_token;
+  std::string k8s_service_account = platform::k_k8s_service_account_token;
 };
 
 // The most a token may be: Ray's are 32-byte hex strings; 64 KiB leaves room for any JWT and

@@ -207,9 +207,4 @@ util::Result<int, RpcError> HealthClient::check(const std::string& service, std:
   return static_cast<int>(reply.status());
 }
 
-util::Result<int, RpcError> health_check(const std::string& target, std::shared_ptr<const TlsCredentials> tls,
-                                         const std::string& service, std::chrono::milliseconds timeout) {
-  return HealthClient(target, std::move(tls)).check(service, timeout);
-}
-
 }  // namespace launcher::gcs

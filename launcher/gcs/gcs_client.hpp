@@ -71,9 +71,10 @@ class GcsClient {
   std::unique_ptr<Stub> m_stub;
 };
 
-// grpc.health.v1.Health/Check on one channel kept across calls: how the resident health
-// endpoint asks its raylet, and (through health_check) the exec probe. Raylets run gRPC's
-// default health service: no token, but TLS when Ray's servers use it.
+// grpc.health.v1.Health/Check on one channel kept across calls: how a worker's liveness probe
+// asks its own raylet (gcs/probe.cpp), for `raylaunch probe liveness` and the resident health
+// endpoint alike. Raylets run gRPC's default health service: no token, but TLS when Ray's
+// servers use it.
 class HealthClient {
  public:
   HealthClient(std::string target, std::shared_ptr<const TlsCredentials> tls);
@@ -90,9 +91,5 @@ class HealthClient {
   std::shared_ptr<const TlsCredentials> m_tls;
   std::unique_ptr<Stub> m_stub;
 };
-
-// One HealthClient::check on a fresh channel.
-util::Result<int, RpcError> health_check(const std::string& target, std::shared_ptr<const TlsCredentials> tls,
-                                         const std::string& service, std::chrono::milliseconds timeout);
 
 }  // namespace launcher::gcs

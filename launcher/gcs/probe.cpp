@@ -3,6 +3,7 @@
 #include "gcs/gcs_client.hpp"
 #include "gcs/readiness_cache.hpp"
 #include "util/parse.hpp"
+#include "util/platform.hpp"
 #include "util/strings.hpp"
 
 namespace launcher::gcs {
@@ -16,7 +17,7 @@ std::string within(const ProbeTarget& t) {
 }
 
 ProbeResult probe_head(ProbeKind kind, const ProbeTarget& target, GcsClient& client) {
-  const std::string address = "127.0.0.1:" + std::to_string(target.ray_port);
+  const std::string address = std::string(platform::k_loopback) + ":" + std::to_string(target.ray_port);
   const auto version = client.check_alive(target.timeout);
   const std::string who = "head GCS at " + address;
   if (version) {
@@ -32,7 +33,7 @@ ProbeResult probe_head(ProbeKind kind, const ProbeTarget& target, GcsClient& cli
 ProbeResult probe_worker_liveness(const ProbeTarget& target, HealthClient& raylet) {
   // Ray's GCS health-checks raylets the same way, with service "<node id hex>"; "" asks about
   // the server as a whole and needs no node id (gRPC's default health service answers it).
-  const std::string address = "127.0.0.1:" + std::to_string(target.node_manager_port);
+  const std::string address = std::string(platform::k_loopback) + ":" + std::to_string(target.node_manager_port);
   const auto status = raylet.check("", target.timeout);
   const std::string who = "raylet at " + address;
   if (!status) {
@@ -69,15 +70,14 @@ ProbeResult readiness_from(const NodeTable& table, const std::string& name, cons
 
 }  // namespace
 
-// The GCS binds every interface, and localhost only when the node IP is 127.0.0.1
-// (ray-gcs-wire.md §1): 127.0.0.1 reaches it either way. The "ipv4:" scheme skips gRPC's
+// The local servers are dialled on platform::k_loopback. The "ipv4:" scheme skips gRPC's
 // resolver and its address sorting, a measurable part of a few-millisecond probe; with TLS the
 // name checked against the certificate is still the IP, 127.0.0.1.
 struct Prober::Clients {
   Clients(const ProbeTarget& t, const Credentials& credentials, util::Clock& clock)
-      : local_gcs("ipv4:127.0.0.1:" + std::to_string(t.ray_port), credentials),
+      : local_gcs("ipv4:" + std::string(platform::k_loopback) + ":" + std::to_string(t.ray_port), credentials),
         head_gcs(t.head_address, credentials),
-        raylet("ipv4:127.0.0.1:" + std::to_string(t.node_manager_port), credentials.tls),
+        raylet("ipv4:" + std::string(platform::k_loopback) + ":" + std::to_string(t.node_manager_port), credentials.tls),
         unfiltered(clock) {}
   GcsClient local_gcs;
   GcsClient head_gcs;

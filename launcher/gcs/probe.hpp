@@ -6,23 +6,17 @@
 
 #include "gcs/gcs_channel.hpp"
 #include "util/clock.hpp"
+#include "util/platform.hpp"
 
 namespace launcher::gcs {
-
-enum class ProbeKind { liveness, readiness };
-
-struct ProbeResult {
-  bool healthy = false;
-  std::string line;  // one line saying why, for the kubelet's event
-};
 
 // What a probe needs to know about this pod; the caller settles it from the pod's identity.
 struct ProbeTarget {
   bool head = false;             // this pod runs the Ray head
   std::string node_name;         // this pod's hostname, Ray's --node-name (worker readiness)
   std::string head_address;      // host:port of the head's GCS (worker readiness)
-  int ray_port = 6379;           // the head's own GCS port (head probes)
-  int node_manager_port = 6380;  // this pod's raylet port (worker liveness)
+  int ray_port = platform::k_gcs_port;                    // the head's own GCS port (head probes)
+  int node_manager_port = platform::k_node_manager_port;  // this pod's raylet port (worker liveness)
   std::chrono::milliseconds timeout{1000};
 };
 

@@ -68,7 +68,7 @@ void HealthService::livez(Respond respond) {
     case Phase::running_ray:
       break;
   }
-  m_probes.get(ProbeKind::liveness, [this, respond = std::move(respond)](const ProbeAnswer& a) mutable {
+  m_probes.get(ProbeKind::liveness, [this, respond = std::move(respond)](const ProbeResult& a) mutable {
     // A worker's raylet needs a moment after `ray start` before it listens: not a reason to
     // restart the pod (if Ray fails to come up, `ray start` exits and the run ends anyway).
     const auto since = std::chrono::steady_clock::now() - m_state.ray_started_at;
@@ -95,7 +95,7 @@ void HealthService::readyz(Respond respond) {
            std::string("not ready: ") + supervisor::to_string(phase) + (why ? ": " + m_state.reason : ""), respond);
     return;
   }
-  m_probes.get(ProbeKind::readiness, [this, respond = std::move(respond)](const ProbeAnswer& a) mutable {
+  m_probes.get(ProbeKind::readiness, [this, respond = std::move(respond)](const ProbeResult& a) mutable {
     answer("readyz", a.healthy, a.line, respond);
   });
 }

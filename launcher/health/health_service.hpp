@@ -4,7 +4,7 @@
 
 #include "health/http_server.hpp"
 #include "health/probe_cache.hpp"
-#include "supervisor/run_state.hpp"
+#include "supervisor/supervisor.hpp"
 
 namespace launcher::health {
 

@@ -30,8 +30,6 @@ std::string render_metrics(const supervisor::RunState& state, const std::map<std
   out += fmt::format("raylaunch_nodes_expected {}\n", state.nodes_wanted);
   family(out, "raylaunch_join_wait_seconds", "gauge", "How long the join barrier took, or has taken so far.");
   out += fmt::format("raylaunch_join_wait_seconds {:.3f}\n", static_cast<double>(state.join_wait_ms.load()) / 1000.0);
-  family(out, "raylaunch_ray_exits_total", "counter", "Times `ray start` exited (raylaunch never restarts it).");
-  out += fmt::format("raylaunch_ray_exits_total {}\n", state.ray_exits);
   family(out, "raylaunch_ray_up", "gauge", "1 while `ray start` runs.");
   out += fmt::format("raylaunch_ray_up {}\n", state.ray_running ? 1 : 0);
   family(out, "raylaunch_command_exit_status", "gauge", "The launch command's exit status; -1 before it exits.");

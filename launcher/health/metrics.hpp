@@ -2,7 +2,7 @@
 #include <map>
 #include <string>
 
-#include "supervisor/run_state.hpp"
+#include "supervisor/supervisor.hpp"
 
 namespace launcher::health {
 

@@ -17,10 +17,9 @@
 #include <spdlog/spdlog.h>
 #include <thread>
 
-#include "supervisor/child_groups.hpp"
-#include "supervisor/exec_in_place.hpp"
+#include "supervisor/processes.hpp"
+#include "supervisor/spawn.hpp"
 #include "supervisor/output_relay.hpp"
-#include "supervisor/process_table.hpp"
 #include "util/exit_codes.hpp"
 #include "util/exit_status.hpp"
 #include "util/redact.hpp"
@@ -172,8 +171,6 @@ struct Supervisor::Impl {
       e.group_left = static_cast<int>(groups.members(which, list_processes()).size());
       e.at = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - state.started_at);
       if (which == Child::ray) {
-        state.ray_exits += 1;
-        state.ray_died = lifecycle.phase() != Phase::stopping;
         if (ray_output) {
           ray_output->drain();
           e.detail = ray_output->last_lines(k_reason_output_lines);

@@ -60,10 +60,13 @@ int exit_code_of(WaitEnd end, int stop_signal);
 // The deadline / backoff / throttled-progress skeleton every wait of raylaunch shares (the
 // join barrier, a worker's wait for its head, the Redis preflight). Calls `attempt(timeout,
 // stop)` until it says done or refused, the deadline passes or `stop` is requested; each call
-// gets at most min(attempt_timeout, time left). Logs `waiting` lines at info and `failed`
-// lines at warning through spdlog, at every change and every `progress_every`, prefixed by
-// `what` ("GCS at host:6379"). Never sleeps past the deadline, never squeezes an extra attempt
-// in just before it, and ends a sleep at once when `stop` is requested.
+// is given min(attempt_timeout, time left), at least 1 ms, as its timeout. The attempt is
+// trusted to keep it; one that overruns (a call that cannot be cut short) ends after the
+// deadline and then counts as cut short by it (see WaitEnd::not_ready). Logs `waiting` lines at
+// info and `failed` lines at warning through spdlog, at every change and every
+// `progress_every`, prefixed by `what` ("GCS at host:6379"). Never sleeps past the deadline,
+// starts no attempt after a sleep that reached it, and ends a sleep at once when `stop` is
+// requested.
 WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock& clock, std::stop_token stop,
                       const std::function<Attempt(std::chrono::milliseconds timeout, std::stop_token stop)>& attempt);
 

@@ -1,6 +1,5 @@
 #include "util/signals.hpp"
 
-
 #include <initializer_list>
 
 namespace launcher::util {
@@ -10,15 +9,6 @@ namespace {
 constexpr int k_synchronous_faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT};
 
 }  // namespace
-
-bool is_synchronous_fault(int signo) {
-  for (int fault : k_synchronous_faults) {
-    if (signo == fault) {
-      return true;
-    }
-  }
-  return false;
-}
 
 const sigset_t& blocked_signals() {
   static const sigset_t set = [] {

@@ -11,9 +11,6 @@ namespace launcher::util {
 // glibc keeps its own two real-time signals (thread cancellation, setxid) out of any set.
 const sigset_t& blocked_signals();
 
-// True for the faults above: never blocked, never forwarded.
-bool is_synchronous_fault(int signo);
-
 // The signals a supervisor passes on to its child: every blocked one but SIGCHLD (its own
 // business: reaping) and SIGPIPE (raised by the kernel on raylaunch's own writes, never meant
 // for the child). SIGWINCH and SIGCONT included, as tini forwards them.

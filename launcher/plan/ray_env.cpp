@@ -1,5 +1,7 @@
-#include "plan/gcs_tls.hpp"
+#include "plan/ray_env.hpp"
 
+#include "util/env_map.hpp"
+#include "util/fatal.hpp"
 #include "util/strings.hpp"
 
 namespace launcher {
@@ -49,6 +51,50 @@ std::string describe(const GcsTlsPlan& tls) {
   };
   return "on, mutual: " + file("RAY_TLS_SERVER_CERT", tls.server_cert) + ", " +
          file("RAY_TLS_SERVER_KEY", tls.server_key) + ", " + file("RAY_TLS_CA_CERT", tls.ca_cert);
+}
+
+std::string child_path(const std::optional<std::string>& venv, const EnvMap& env) {
+  // The PATH a container starts with when the image sets none (runc's default).
+  const std::string user_path = util::env_value(env, "PATH");
+  const std::string path = user_path.empty() ? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" : user_path;
+  return venv ? *venv + "/bin:" + path : path;
+}
+
+std::vector<EnvVar> venv_env(const Config& config, const PodFacts& facts) {
+  if (!config.venv) {
+    return {};
+  }
+  const std::string& venv = *config.venv;
+  if (!facts.venv_has_bin) {
+    throw Fatal(exit_code::usage, bad_setting(config.source_of("venv"), venv,
+                                              "a virtualenv directory with a bin/ directory; " + venv +
+                                                  "/bin does not exist in this image"));
+  }
+  return {
+      {"PATH", child_path(config.venv, facts.env), Origin::raylaunch,
+       "the venv's bin first, as its activate script does: `ray` and `python3` are the venv's"},
+      {"VIRTUAL_ENV", venv, Origin::raylaunch, "the active virtualenv, as its activate script sets it"},
+  };
+}
+
+namespace {
+
+constexpr const char* k_ray_drain_var = "RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S";
+constexpr const char* k_reason =
+    "raylaunch drains this worker's node itself on SIGTERM (within RAYLAUNCH_TERM_GRACE); Ray's own drain in ray "
+    "start (Ray 2.60+, 30 s by default) would replace that request and outlast RAYLAUNCH_RAY_STOP_GRACE";
+
+}  // namespace
+
+std::vector<EnvVar> drain_env(const PodIdentity& id, const EnvMap& user_env) {
+  if (id.role != Role::worker) {
+    return {};
+  }
+  if (auto it = user_env.find(k_ray_drain_var); it != user_env.end()) {
+    return {{k_ray_drain_var, it->second, Origin::user,
+             std::string("set by the user, kept (raylaunch would set 0: ") + k_reason + ")"}};
+  }
+  return {{k_ray_drain_var, "0", Origin::raylaunch, k_reason}};
 }
 
 }  // namespace launcher

@@ -10,6 +10,28 @@
 
 namespace launcher {
 
+enum class CheckStatus { pass, warn, fail };
+const char* to_string(CheckStatus s);
+
+// One node check: what was found, and the fix in one line when it is not a pass.
+struct Check {
+  std::string name;
+  CheckStatus status = CheckStatus::pass;
+  std::string detail;
+  std::string fix;
+};
+
+enum class Origin { raylaunch, user };
+const char* to_string(Origin o);
+
+// One variable of the environment `ray start` and the launch command inherit.
+struct EnvVar {
+  std::string name;
+  std::string value;
+  Origin origin = Origin::raylaunch;  // user: already set by the user, kept as it is
+  std::string reason;
+};
+
 // Raise a soft resource limit before anything is spawned (children inherit it).
 struct RaiseLimit {
   util::LimitResource resource = util::LimitResource::nofile;
