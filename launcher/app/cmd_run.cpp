@@ -6,8 +6,7 @@
 #include <cstdlib>
 
 #include "app/commands.hpp"
-#include "app/gcs_target.hpp"
-#include "app/redis_target.hpp"
+#include "app/targets.hpp"
 #include "app/run_waits.hpp"
 #include "gcs/probe.hpp"
 #include "health/health_service.hpp"
