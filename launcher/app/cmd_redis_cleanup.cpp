@@ -9,7 +9,7 @@
 #include "app/targets.hpp"
 #include "redis/cleanup.hpp"
 #include "redis/redis_wait.hpp"
-#include "util/exit_status.hpp"
+#include "util/signals.hpp"
 #include "util/fatal.hpp"
 #include "util/strings.hpp"
 

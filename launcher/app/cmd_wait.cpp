@@ -3,9 +3,7 @@
 #include "app/commands.hpp"
 #include "app/targets.hpp"
 #include "app/process_setup.hpp"
-#include "gcs/gcs_node_source.hpp"
-#include "gcs/head_wait.hpp"
-#include "gcs/join_barrier.hpp"
+#include "gcs/waits.hpp"
 #include "redis/redis_wait.hpp"
 #include "util/fatal.hpp"
 

@@ -3,10 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include "gcs/cluster_versions.hpp"
-#include "gcs/gcs_node_source.hpp"
-#include "gcs/head_wait.hpp"
+#include "gcs/waits.hpp"
 #include "gcs/head_watch.hpp"
-#include "gcs/join_barrier.hpp"
 #include "gcs/node_drain.hpp"
 #include "redis/redis_wait.hpp"
 #include "util/clock.hpp"

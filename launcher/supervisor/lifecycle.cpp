@@ -3,7 +3,7 @@
 #include <csignal>
 
 #include "util/exit_codes.hpp"
-#include "util/exit_status.hpp"
+#include "util/signals.hpp"
 #include "util/parse.hpp"
 #include "util/strings.hpp"
 

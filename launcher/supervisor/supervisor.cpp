@@ -21,9 +21,8 @@
 #include "supervisor/spawn.hpp"
 #include "supervisor/output_relay.hpp"
 #include "util/exit_codes.hpp"
-#include "util/exit_status.hpp"
-#include "util/redact.hpp"
 #include "util/signals.hpp"
+#include "util/redact.hpp"
 #include "util/strings.hpp"
 
 namespace launcher::supervisor {
@@ -339,7 +338,7 @@ struct Supervisor::Impl {
   }
 
   void apply(const KillGroup& k) {
-    // Each child leads its own process group (child_process.cpp); the group outlives its
+    // Each child leads its own process group (spawn.cpp); the group outlives its
     // leader, so this also reaches what the command left behind after it exited.
     groups.signal(k.which, SIGKILL, false);
     groups.signal(k.which, SIGKILL, true);

@@ -1,5 +1,6 @@
 #pragma once
 #include <csignal>
+#include <string>
 
 namespace launcher::util {
 
@@ -19,5 +20,14 @@ bool is_forwarded(int signo);
 // The signals that stop a blocking command that has nothing to forward them to (`wait`,
 // `redis-cleanup`): SIGTERM, SIGINT, SIGHUP (its terminal went away) and SIGQUIT.
 const sigset_t& stop_signals();
+
+// A waitpid(2) status as shells report it: the exit code, or 128 + N when killed by signal N.
+int exit_code_of_status(int wait_status);
+
+// "exited with 3", "killed by SIGKILL", for log lines and termination messages.
+std::string describe_status(int wait_status);
+
+// "SIGTERM" for 15; "signal 64" when the number has no name.
+std::string signal_name(int signo);
 
 }  // namespace launcher::util

@@ -7,7 +7,10 @@
 #include <vector>
 
 #include "gcs/gcs_channel.hpp"
+#include "gcs/gcs_client.hpp"
 #include "gcs/node_table.hpp"
+#include "net/host_port.hpp"
+#include "net/staged_check.hpp"
 #include "util/clock.hpp"
 #include "util/paced_wait.hpp"
 #include "util/result.hpp"
@@ -69,5 +72,39 @@ struct JoinResult {
 // one that decides: a light table counts pods by IP, and a restarted pod's stale row would count
 // twice, so "joined" is only ever read from a table with names, asked in the same attempt.
 JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::Clock& clock, std::stop_token stop);
+
+// The barrier's production NodeSource on one reused channel, dropped after a transport failure
+// so the next poll reconnects and re-resolves: GetAllNodeInfo (empty request) for tables with
+// names, GetAllNodeAddressAndLiveness{ALIVE} for light polls where the GCS has it (Ray ≈2.51+;
+// an UNIMPLEMENTED answer is remembered for the channel and the poll falls back at once).
+class GcsNodeSource final : public NodeSource {
+ public:
+  GcsNodeSource(std::string target, Credentials credentials);
+
+  util::Result<NodeTable, RpcError> poll(std::chrono::milliseconds timeout, std::stop_token stop) override;
+  util::Result<NodeTable, RpcError> poll_light(std::chrono::milliseconds timeout, std::stop_token stop) override;
+  void reset() override { m_client.reset_channel(); }
+  std::string describe() const override { return "GCS at " + m_client.target(); }
+
+ private:
+  GcsClient m_client;
+  bool m_said_fallback = false;
+};
+
+// A worker's check of its head, in stages: DNS (c-ares), TCP connect, then an empty CheckAlive,
+// which every Ray 2.x GCS answers with its version. What waiting cannot fix is "refused", so the
+// wait ends at once instead of at its deadline: UNAUTHENTICATED, and a TLS handshake that failed
+// over certificates or TLS on one side only (RpcError::permanent()).
+net::StagedCheck head_gcs_check(const net::HostPort& head, Credentials credentials);
+
+// The head wait's pacing is net::staged_wait_options; its result's `answer` is the GCS's Ray
+// version.
+using HeadWaitResult = net::StagedWaitResult;
+
+// Retries `attempt` (in production head_gcs_check(...).attempt) until the head's GCS answers,
+// the deadline passes or `stop` is requested, logging the failing stage at every change and
+// every 10 s. `what` names the head ("head GCS at training-0.training…:6379").
+HeadWaitResult wait_for_head(const std::string& what, const net::AttemptFn& attempt, const util::WaitOptions& options,
+                             util::Clock& clock, std::stop_token stop);
 
 }  // namespace launcher::gcs
