@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   int healthy = 0;
   std::string last;
   for (int i = 0; i < probes; ++i) {
-    const auto r = prober.probe(launcher::gcs::ProbeKind::readiness);
+    const auto r = prober.probe(launcher::ProbeKind::readiness);
     healthy += r.healthy ? 1 : 0;
     last = r.line;
     clock.sleep_for(period, {});

@@ -5,12 +5,11 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
-#include "app/outcome.hpp"
-#include "app/redis_target.hpp"
-#include "app/stop_on_signal.hpp"
+#include "app/process_setup.hpp"
+#include "app/targets.hpp"
 #include "redis/cleanup.hpp"
 #include "redis/redis_wait.hpp"
-#include "util/exit_status.hpp"
+#include "util/signals.hpp"
 #include "util/fatal.hpp"
 #include "util/strings.hpp"
 

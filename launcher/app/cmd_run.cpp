@@ -6,18 +6,15 @@
 #include <cstdlib>
 
 #include "app/commands.hpp"
-#include "app/gcs_target.hpp"
-#include "app/redis_target.hpp"
+#include "app/targets.hpp"
 #include "app/run_waits.hpp"
 #include "gcs/probe.hpp"
 #include "health/health_service.hpp"
 #include "health/http_server.hpp"
 #include "health/probe_cache.hpp"
 #include "plan/plan.hpp"
-#include "plan/plan_render.hpp"
 #include "plan/ray_install.hpp"
-#include "supervisor/exec_error.hpp"
-#include "supervisor/executable_lookup.hpp"
+#include "supervisor/executable.hpp"
 #include "supervisor/supervisor.hpp"
 #include "util/fatal.hpp"
 #include "util/strings.hpp"
@@ -169,11 +166,7 @@ int supervise(const Plan& plan, const Config& config, Programs programs, const g
   if (config.health_port > 0) {
     probes = std::make_unique<health::ProbeCache>(
         io,
-        [&prober](health::ProbeKind kind) {
-          const gcs::ProbeResult r =
-              prober.probe(kind == health::ProbeKind::liveness ? gcs::ProbeKind::liveness : gcs::ProbeKind::readiness);
-          return health::ProbeAnswer{r.healthy, r.line};
-        },
+        [&prober](ProbeKind kind) { return prober.probe(kind); },
         k_probe_cache_age);
     service = std::make_unique<health::HealthService>(state, *probes, k_version);
     try {

@@ -1,13 +1,9 @@
 #include <spdlog/spdlog.h>
 
 #include "app/commands.hpp"
-#include "app/gcs_target.hpp"
-#include "app/outcome.hpp"
-#include "app/stop_on_signal.hpp"
-#include "gcs/gcs_node_source.hpp"
-#include "gcs/head_wait.hpp"
-#include "gcs/join_barrier.hpp"
-#include "app/redis_target.hpp"
+#include "app/targets.hpp"
+#include "app/process_setup.hpp"
+#include "gcs/waits.hpp"
 #include "redis/redis_wait.hpp"
 #include "util/fatal.hpp"
 

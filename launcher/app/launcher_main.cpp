@@ -1,5 +1,3 @@
-#include "app/launcher_main.hpp"
-
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 #include <cerrno>
@@ -94,8 +92,9 @@ int check_stdout(int code) {
   return code;
 }
 
-}  // namespace
-
+// Parses the command line, sets the process up, runs one subcommand, and owns the process
+// exit code: the only place that catches Fatal (prints "raylaunch: error: …") or anything
+// unexpected (exit 70).
 int launcher_main(int argc, char** argv) {
   block_handled_signals();  // before anything else: a SIGTERM to PID 1 must never be lost
   try {
@@ -118,4 +117,8 @@ int launcher_main(int argc, char** argv) {
   }
 }
 
+}  // namespace
+
 }  // namespace launcher
+
+int main(int argc, char** argv) { return launcher::launcher_main(argc, argv); }

@@ -1,7 +1,12 @@
 #pragma once
+#include <atomic>
 #include <csignal>
+#include <stop_token>
+#include <string>
+#include <thread>
 
 #include "config/config.hpp"
+#include "util/paced_wait.hpp"
 
 namespace launcher {
 
@@ -25,5 +30,39 @@ void block_handled_signals();
 // block_handled_signals blocked; a pending signal then acts at once). Calling it again only
 // reconfigures.
 void setup_process(const Config& config, SignalMode mode);
+
+// spdlog on stderr: "2026-11-30T06:06:15.090 [info raylaunch 42] message", or one JSON object
+// per line ({"time", "level", "pid", "msg"}, built with a JSON library: always valid). Every
+// message passes util::redact() (no registered secret is ever printed) and control bytes are
+// escaped, so one log call is one line. Lines are written by a thread of their own
+// (StderrSink): logging never blocks, a stalled stderr drops lines (counted, then reported),
+// and flush() waits at most a second. Safe to call again: the logger is reconfigured, not
+// registered twice.
+void setup_logging(LogFormat format, const std::string& level);
+
+// For a blocking command in SignalMode::handled (`wait`): a thread that reads the blocked
+// termination signals and requests a stop, so the wait ends within one poll interval and the
+// command exits 128+N with a line instead of dying mid-log. Ends with the object.
+class StopOnSignal {
+ public:
+  StopOnSignal();
+  ~StopOnSignal();
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+  std::stop_token token() const { return m_source.get_token(); }
+  int signal() const { return m_signal.load(); }  // 0 until one arrived
+
+ private:
+  std::stop_source m_source;
+  std::atomic<int> m_signal{0};
+  int m_signal_fd = -1;
+  int m_wake_fd = -1;
+  std::thread m_thread;
+};
+
+// For a command whose wait ended: prints "raylaunch: error: <reason>" unless it was ready,
+// and returns util::exit_code_of(end, stop_signal), the one map from wait ends to exit codes.
+int finish_wait(util::WaitEnd end, const std::string& reason, int stop_signal);
 
 }  // namespace launcher

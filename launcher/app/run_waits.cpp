@@ -3,15 +3,14 @@
 #include <spdlog/spdlog.h>
 
 #include "gcs/cluster_versions.hpp"
-#include "gcs/gcs_node_source.hpp"
-#include "gcs/head_wait.hpp"
+#include "gcs/waits.hpp"
 #include "gcs/head_watch.hpp"
-#include "gcs/join_barrier.hpp"
 #include "gcs/node_drain.hpp"
 #include "redis/redis_wait.hpp"
 #include "util/clock.hpp"
 #include "util/exit_codes.hpp"
 #include "util/parse.hpp"
+#include "util/platform.hpp"
 
 namespace launcher {
 
@@ -59,8 +58,8 @@ WaitFinished RunWaits::operator()(Wait which, std::stop_token stop) {
     case Wait::preflight:
       return preflight(stop);
     case Wait::local_gcs:
-      // `ray start --head` brings the GCS up on every interface; 127.0.0.1 always reaches it.
-      return gcs_answers(which, "local GCS", {"127.0.0.1", m_plan.identity.ray_port}, stop);
+      // `ray start --head` brings the GCS up on every interface; the loopback always reaches it.
+      return gcs_answers(which, "local GCS", {platform::k_loopback, m_plan.identity.ray_port}, stop);
     case Wait::join:
       return join(stop);
     case Wait::head: {
@@ -102,7 +101,8 @@ WaitFinished RunWaits::gcs_answers(Wait which, const std::string& what, const ne
 }
 
 WaitFinished RunWaits::join(std::stop_token stop) {
-  gcs::GcsNodeSource source("127.0.0.1:" + std::to_string(m_plan.identity.ray_port), m_credentials);
+  gcs::GcsNodeSource source(std::string(platform::k_loopback) + ":" + std::to_string(m_plan.identity.ray_port),
+                            m_credentials);
   gcs::JoinOptions options;
   options.nodes = m_plan.identity.nodes;
   options.expected_names = m_plan.identity.expected_node_names();

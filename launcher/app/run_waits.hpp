@@ -9,7 +9,7 @@
 #include "plan/ray_install.hpp"
 #include "redis/tls_client.hpp"
 #include "supervisor/lifecycle.hpp"
-#include "supervisor/run_state.hpp"
+#include "supervisor/supervisor.hpp"
 
 namespace launcher {
 

@@ -4,6 +4,7 @@
 #include "config/redis_settings.hpp"
 #include "config/setting_parsers.hpp"
 #include "net/dns_name.hpp"
+#include "util/platform.hpp"
 #include "util/redact.hpp"
 #include "util/strings.hpp"
 
@@ -75,7 +76,7 @@ const std::vector<Setting>& settings() {
          return std::string();
        })},
       // Ray's DEFAULT_PORT (python/ray/_private/ray_constants.py).
-      {"ray_port", "--ray-port", "RAYLAUNCH_RAY_PORT", "6379", "", "GCS port of the head (ray start --port)",
+      {"ray_port", "--ray-port", "RAYLAUNCH_RAY_PORT", platform::k_gcs_port_text, "", "GCS port of the head (ray start --port)",
        k_ray_clients, into<&C::ray_port>(int_in(1, 65535))},
       // The GCS client of wait and status.
       {"address", "--address", "RAYLAUNCH_GCS_ADDRESS", "", "this pod's head address",
@@ -89,7 +90,7 @@ const std::vector<Setting>& settings() {
          return std::string();
        })},
       // Ours: Ray's default is 0 (random), which no probe can find.
-      {"node_manager_port", "--node-manager-port", "RAYLAUNCH_NODE_MANAGER_PORT", "6380", "",
+      {"node_manager_port", "--node-manager-port", "RAYLAUNCH_NODE_MANAGER_PORT", platform::k_node_manager_port_text, "",
        "raylet gRPC port, pinned so the worker liveness probe can find it", k_run | Command::probe,
        into<&C::node_manager_port>(int_in(1, 65535))},
       // The probe's.
@@ -97,7 +98,7 @@ const std::vector<Setting>& settings() {
        "deadline of one probe; keep it below the kubelet's timeoutSeconds", Command::probe,
        into<&C::probe_timeout>(duration())},
       // KubeRay's metrics port (ray start --metrics-export-port=8080).
-      {"metrics_export_port", "--metrics-export-port", "RAYLAUNCH_METRICS_EXPORT_PORT", "8080", "",
+      {"metrics_export_port", "--metrics-export-port", "RAYLAUNCH_METRICS_EXPORT_PORT", platform::k_metrics_export_port_text, "",
        "Ray's Prometheus metrics port (ray start --metrics-export-port)", k_run,
        into<&C::metrics_export_port>(int_in(1, 65535))},
       {"join_timeout", "--join-timeout,--timeout", "RAYLAUNCH_JOIN_TIMEOUT", "300s", "",
@@ -184,7 +185,7 @@ const std::vector<Setting>& settings() {
        "not with --on-success stay or --health-port",
        k_run, into<&C::exec>(boolean()), k_bare_flag},
       // Kubernetes' default terminationMessagePath.
-      {"termination_log", "--termination-log", "RAYLAUNCH_TERMINATION_LOG", "/dev/termination-log", "",
+      {"termination_log", "--termination-log", "RAYLAUNCH_TERMINATION_LOG", platform::k_termination_log, "",
        "file for the one-line reason raylaunch exited (Kubernetes termination message)", k_run,
        into<&C::termination_log>(text_checked([](std::string_view t) {
          return check_absolute_path(t, "an absolute file path");

@@ -1,9 +1,13 @@
 #pragma once
+#include <sys/types.h>
+#include <ctime>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
 #include "util/env_map.hpp"
+#include "util/platform.hpp"
 #include "util/result.hpp"
 
 namespace launcher::gcs {
@@ -34,13 +38,13 @@ struct TokenLookup {
   std::shared_ptr<LiveToken> live;
 };
 
-// Where Ray looks for Kubernetes tokens (k8s_constants.h); parameters so that tests can point them
+// Where Ray looks for Kubernetes tokens (platform.hpp); parameters so that tests can point them
 // elsewhere. Ray 2.55+ (RAY_ENABLE_K8S_TOKEN_AUTH) reads kRaySaTokenPath, a projected token of
 // audience ray.io (KubeRay mounts it), never the API server's token: that one goes to the API
 // server only, in Ray's TokenReview calls. Ray 2.52-2.53's RAY_AUTH_MODE=k8s read kK8sSaTokenPath.
 struct TokenPaths {
-  std::string ray_service_account = "/var/run/secrets/ray.io/serviceaccount/token";
-  std::string k8s_service_account = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+  std::string ray_service_account = platform::k_ray_service_account_token;
+  std::string k8s_service_account = platform::k_k8s_service_account_token;
 };
 
 // The most a token may be: Ray's are 32-byte hex strings; 64 KiB leaves room for any JWT and
@@ -67,5 +71,40 @@ util::Result<TokenLookup> load_auth_token(const util::EnvMap& env, const TokenPa
 // The first line of `path`, trimmed, if it can be Ray's token; else why not (never the token).
 // `source` names it in the error. How every file source is read, and re-read (LiveToken).
 util::Result<std::string> read_token_file(const std::string& path, const std::string& source);
+
+// The token a call sends, following its file. Kubernetes rotates projected service-account tokens
+// (the kubelet refreshes them at 80 % of their lifetime; Ray's own are 10-minute tokens,
+// k8s_constants.h kRaySATokenDefaultTTLSeconds) by swapping the volume's ..data symlink, and Ray
+// 2.55+ re-reads its token as it nears expiry. A wait of 30 minutes or a resident probe that
+// loaded its token once would send an expired one; this re-reads the file whenever it changed.
+// Thread-safe: copies of one Credentials (the barrier, the resident probe thread) share it.
+class LiveToken {
+ public:
+  explicit LiveToken(AuthToken token);
+
+  // The value to send now. For a token read from a file, one stat() per call: when the file is
+  // another file than the one read (device, inode, size or mtime differ; stat follows symlinks),
+  // it is read again and, if usable, replaces the token (registered as a secret first). A file
+  // that is missing or unusable for a moment (mid-rotation) keeps the token last read.
+  std::string value();
+
+  // How many times the file was read again (tests, logs).
+  int reloads() const;
+
+ private:
+  struct Stamp {
+    dev_t dev = 0;
+    ino_t ino = 0;
+    off_t size = -1;
+    timespec mtime{};
+    bool operator==(const Stamp& o) const;
+  };
+  static Stamp stamp_of(const std::string& path);
+
+  mutable std::mutex m_mutex;
+  AuthToken m_token;
+  Stamp m_stamp;
+  int m_reloads = 0;
+};
 
 }  // namespace launcher::gcs

@@ -2,8 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "gcs/cancel_on_stop.hpp"
-#include "gcs/tls_diagnosis.hpp"
+#include "gcs/gcs_client.hpp"
 #include "ray_autoscaler.grpc.pb.h"
 #include "ray_gcs.grpc.pb.h"
 #include "ray_kv.grpc.pb.h"
@@ -41,6 +40,19 @@ RpcError transport_failure(GcsClient& client, const grpc::Status& status) {
 
 RpcError ray_failure(const ray::rpc::GcsStatus& status) {
   return RpcError{0, status.code(), one_line(status.message()), ""};
+}
+
+// How a call whose reply carries Ray's own status failed: the transport's error, else Ray's;
+// nullopt when it did not.
+template <typename Reply>
+std::optional<RpcError> failure_of(GcsClient& client, const grpc::Status& status, const Reply& reply) {
+  if (!status.ok()) {
+    return transport_failure(client, status);
+  }
+  if (reply.status().code() != 0) {
+    return ray_failure(reply.status());
+  }
+  return std::nullopt;
 }
 
 // One unary call with the client's credentials and deadline, cancelled on `stop`, its cost
@@ -87,11 +99,8 @@ util::Result<std::string, RpcError> get_cluster_id(GcsClient& client, std::chron
   ray::rpc::GetClusterIdReply reply;
   const grpc::Status status = unary(client, request, reply, timeout, std::move(stop), cost,
                                     [&](auto* c, const auto& q, auto* r) { return stub->GetClusterId(c, q, r); });
-  if (!status.ok()) {
-    return R::failure(transport_failure(client, status));
-  }
-  if (reply.status().code() != 0) {
-    return R::failure(ray_failure(reply.status()));
+  if (const auto e = failure_of(client, status, reply)) {
+    return R::failure(*e);
   }
   return reply.cluster_id();
 }
@@ -128,11 +137,8 @@ util::Result<NodeTable, RpcError> get_nodes(GcsClient& client, const NodeMatch& 
   ray::rpc::GetAllNodeInfoReply reply;
   const grpc::Status status = unary(client, request, reply, timeout, std::move(stop), cost,
                                     [&](auto* c, const auto& q, auto* r) { return stub->GetAllNodeInfo(c, q, r); });
-  if (!status.ok()) {
-    return R::failure(transport_failure(client, status));
-  }
-  if (reply.status().code() != 0) {
-    return R::failure(ray_failure(reply.status()));
+  if (const auto e = failure_of(client, status, reply)) {
+    return R::failure(*e);
   }
   return node_table_from_reply(reply);
 }

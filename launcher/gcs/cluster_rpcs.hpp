@@ -8,7 +8,6 @@
 
 #include "gcs/gcs_client.hpp"
 #include "gcs/node_table.hpp"
-#include "gcs/ray_version.hpp"
 #include "util/result.hpp"
 
 namespace launcher::gcs {

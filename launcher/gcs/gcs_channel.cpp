@@ -6,7 +6,7 @@
 
 #include <array>
 
-#include "gcs/live_token.hpp"
+#include "gcs/auth_token.hpp"
 #include "util/redact.hpp"
 
 namespace launcher::gcs {

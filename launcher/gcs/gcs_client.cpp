@@ -2,17 +2,62 @@
 
 #include <google/protobuf/arena.h>
 #include <grpcpp/grpcpp.h>
-
+#include <charconv>
 #include <functional>
 
-#include "gcs/cancel_on_stop.hpp"
-#include "gcs/tls_diagnosis.hpp"
 #include "health.grpc.pb.h"
 #include "ray_gcs.grpc.pb.h"
 #include "util/redact.hpp"
 #include "util/strings.hpp"
 
 namespace launcher::gcs {
+
+namespace {
+
+// Reads digits at `text` into `out`; the rest of `text` after them.
+std::optional<std::string_view> number(std::string_view text, int& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (ec != std::errc() || end == text.data()) {
+    return std::nullopt;
+  }
+  return text.substr(static_cast<std::size_t>(end - text.data()));
+}
+
+}  // namespace
+
+std::optional<RayVersion> parse_ray_version(std::string_view text) {
+  RayVersion v;
+  const auto rest = number(text, v.major);
+  if (!rest || rest->empty() || rest->front() != '.' || !number(rest->substr(1), v.minor)) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+NodeFilter node_filter_for(const std::optional<RayVersion>& version) {
+  if (!version) {
+    return NodeFilter::none;
+  }
+  if (version->at_least(2, 49)) {
+    return NodeFilter::node_selectors;  // #55115; master reports 3.0.0.dev0
+  }
+  if (version->at_least(2, 36)) {
+    return NodeFilter::filters_v236;  // #47213
+  }
+  return NodeFilter::none;
+}
+
+const char* describe(NodeFilter filter) {
+  switch (filter) {
+    case NodeFilter::none:
+      return "no filter (Ray <= 2.35: the whole table)";
+    case NodeFilter::filters_v236:
+      return "filters.node_name (Ray 2.36-2.48)";
+    case NodeFilter::node_selectors:
+      return "node_selectors.node_name (Ray >= 2.49)";
+  }
+  return "?";
+}
 
 // Everything learnt on one channel goes with it: a new channel may reach a new (upgraded) GCS.
 struct GcsClient::Stub {
@@ -25,7 +70,7 @@ struct GcsClient::Stub {
 namespace {
 
 // Text from the server or from gRPC goes into one-line errors, probe output and JSON log lines:
-// keep it one line and free of quotes and backslashes (logging.hpp's convention).
+// keep it one line and free of quotes and backslashes (app/process_setup.hpp's logging convention).
 std::string one_line(const std::string& text) {
   return util::printable(util::redact(text));
 }
@@ -82,21 +127,8 @@ RpcError GcsClient::failure(int code, const std::string& message) {
 
 util::Result<NodeTable, RpcError> GcsClient::get_all_node_info(std::chrono::milliseconds timeout,
                                                                std::stop_token stop) {
-  const ray::rpc::GetAllNodeInfoRequest empty;  // serializes to 0 bytes
-  using R = util::Result<NodeTable, RpcError>;
-  grpc::ClientContext context;
-  prepare_call(context, timeout, m_credentials);
-  const CancelOnStop cancel(context, std::move(stop));
-  google::protobuf::Arena arena(arena_options());
-  auto* reply = google::protobuf::Arena::CreateMessage<ray::rpc::GetAllNodeInfoReply>(&arena);
-  const grpc::Status status = stub().node_info->GetAllNodeInfo(&context, empty, reply);
-  if (!status.ok()) {
-    return R::failure(failure(status.error_code(), status.error_message()));
-  }
-  if (reply->status().code() != 0) {
-    return R::failure(from_gcs_status(reply->status()));
-  }
-  return node_table_from_reply(*reply);
+  // No filter: the request is empty (serializes to 0 bytes) and the GCS sends its whole table.
+  return get_node_info_by_name("", NodeFilter::none, timeout, std::move(stop));
 }
 
 util::Result<NodeTable, RpcError> GcsClient::get_node_info_by_name(const std::string& node_name, NodeFilter filter,
@@ -205,11 +237,6 @@ util::Result<int, RpcError> HealthClient::check(const std::string& service, std:
     return R::failure(e);
   }
   return static_cast<int>(reply.status());
-}
-
-util::Result<int, RpcError> health_check(const std::string& target, std::shared_ptr<const TlsCredentials> tls,
-                                         const std::string& service, std::chrono::milliseconds timeout) {
-  return HealthClient(target, std::move(tls)).check(service, timeout);
 }
 
 }  // namespace launcher::gcs

@@ -1,16 +1,42 @@
 #pragma once
+#include <grpcpp/client_context.h>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 
 #include "gcs/gcs_channel.hpp"
 #include "gcs/node_table.hpp"
-#include "gcs/ray_version.hpp"
 #include "util/result.hpp"
 
 namespace launcher::gcs {
+
+// The version a GCS reports in CheckAliveReply.ray_version ("2.40.0", master's "3.0.0.dev0").
+struct RayVersion {
+  int major = 0;
+  int minor = 0;
+  bool at_least(int maj, int min) const { return major > maj || (major == maj && minor >= min); }
+};
+
+// nullopt unless `text` starts with "<major>.<minor>" (digits; anything may follow).
+std::optional<RayVersion> parse_ray_version(std::string_view text);
+
+// Which GetAllNodeInfoRequest layout the GCS filters on by node name (ray-gcs-wire.md §2.3):
+enum class NodeFilter {
+  none,            // <= 2.35, or a version we cannot read: the request is ignored, every row returns
+  filters_v236,    // 2.36-2.48: `optional Filters filters = 4`, Filters.node_name = 3
+  node_selectors,  // >= 2.49: `repeated NodeSelector node_selectors = 2`, NodeSelector.node_name = 2
+};
+
+// The layout to send to a GCS of `version` (nullopt: unknown, hence `none`: the one request that
+// is right everywhere, at the price of the whole table).
+NodeFilter node_filter_for(const std::optional<RayVersion>& version);
+
+// "node_selectors (Ray >= 2.49)", for logs and benchmarks.
+const char* describe(NodeFilter filter);
 
 // The GCS calls raylaunch makes, on one channel reused across calls. Requests are sent in shapes
 // no Ray 2.x misreads (ray-gcs-wire.md §0, §2.3):
@@ -71,9 +97,10 @@ class GcsClient {
   std::unique_ptr<Stub> m_stub;
 };
 
-// grpc.health.v1.Health/Check on one channel kept across calls: how the resident health
-// endpoint asks its raylet, and (through health_check) the exec probe. Raylets run gRPC's
-// default health service: no token, but TLS when Ray's servers use it.
+// grpc.health.v1.Health/Check on one channel kept across calls: how a worker's liveness probe
+// asks its own raylet (gcs/probe.cpp), for `raylaunch probe liveness` and the resident health
+// endpoint alike. Raylets run gRPC's default health service: no token, but TLS when Ray's
+// servers use it.
 class HealthClient {
  public:
   HealthClient(std::string target, std::shared_ptr<const TlsCredentials> tls);
@@ -91,8 +118,19 @@ class HealthClient {
   std::unique_ptr<Stub> m_stub;
 };
 
-// One HealthClient::check on a fresh channel.
-util::Result<int, RpcError> health_check(const std::string& target, std::shared_ptr<const TlsCredentials> tls,
-                                         const std::string& service, std::chrono::milliseconds timeout);
+// Cancels a call when `stop` is requested: a SIGTERM ends a wait now, not at the deadline.
+class CancelOnStop {
+ public:
+  CancelOnStop(grpc::ClientContext& context, std::stop_token stop)
+      : m_callback(std::move(stop), [&context] { context.TryCancel(); }) {}
+
+ private:
+  std::stop_callback<std::function<void()>> m_callback;
+};
+
+// For a failed call to `target`: "" when the failure may heal by waiting (nothing listens yet, a
+// restart, a slow server), else one sentence saying what in the TLS setup is wrong and how to
+// fix it. `tls` is what this client used (null: plaintext).
+std::string diagnose_tls_failure(const RpcError& error, const std::string& target, const TlsCredentials* tls);
 
 }  // namespace launcher::gcs

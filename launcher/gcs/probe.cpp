@@ -1,8 +1,8 @@
 #include "gcs/probe.hpp"
 
 #include "gcs/gcs_client.hpp"
-#include "gcs/readiness_cache.hpp"
 #include "util/parse.hpp"
+#include "util/platform.hpp"
 #include "util/strings.hpp"
 
 namespace launcher::gcs {
@@ -16,7 +16,7 @@ std::string within(const ProbeTarget& t) {
 }
 
 ProbeResult probe_head(ProbeKind kind, const ProbeTarget& target, GcsClient& client) {
-  const std::string address = "127.0.0.1:" + std::to_string(target.ray_port);
+  const std::string address = std::string(platform::k_loopback) + ":" + std::to_string(target.ray_port);
   const auto version = client.check_alive(target.timeout);
   const std::string who = "head GCS at " + address;
   if (version) {
@@ -32,7 +32,7 @@ ProbeResult probe_head(ProbeKind kind, const ProbeTarget& target, GcsClient& cli
 ProbeResult probe_worker_liveness(const ProbeTarget& target, HealthClient& raylet) {
   // Ray's GCS health-checks raylets the same way, with service "<node id hex>"; "" asks about
   // the server as a whole and needs no node id (gRPC's default health service answers it).
-  const std::string address = "127.0.0.1:" + std::to_string(target.node_manager_port);
+  const std::string address = std::string(platform::k_loopback) + ":" + std::to_string(target.node_manager_port);
   const auto status = raylet.check("", target.timeout);
   const std::string who = "raylet at " + address;
   if (!status) {
@@ -69,15 +69,14 @@ ProbeResult readiness_from(const NodeTable& table, const std::string& name, cons
 
 }  // namespace
 
-// The GCS binds every interface, and localhost only when the node IP is 127.0.0.1
-// (ray-gcs-wire.md §1): 127.0.0.1 reaches it either way. The "ipv4:" scheme skips gRPC's
+// The local servers are dialled on platform::k_loopback. The "ipv4:" scheme skips gRPC's
 // resolver and its address sorting, a measurable part of a few-millisecond probe; with TLS the
 // name checked against the certificate is still the IP, 127.0.0.1.
 struct Prober::Clients {
   Clients(const ProbeTarget& t, const Credentials& credentials, util::Clock& clock)
-      : local_gcs("ipv4:127.0.0.1:" + std::to_string(t.ray_port), credentials),
+      : local_gcs("ipv4:" + std::string(platform::k_loopback) + ":" + std::to_string(t.ray_port), credentials),
         head_gcs(t.head_address, credentials),
-        raylet("ipv4:127.0.0.1:" + std::to_string(t.node_manager_port), credentials.tls),
+        raylet("ipv4:" + std::string(platform::k_loopback) + ":" + std::to_string(t.node_manager_port), credentials.tls),
         unfiltered(clock) {}
   GcsClient local_gcs;
   GcsClient head_gcs;
@@ -144,6 +143,31 @@ ProbeResult Prober::probe(ProbeKind kind) {
 
 ProbeResult run_probe(ProbeKind kind, const ProbeTarget& target, const Credentials& credentials) {
   return Prober(target, credentials).probe(kind);
+}
+
+ReadinessCache::ReadinessCache(util::Clock& clock, std::chrono::milliseconds period, std::uint64_t seed)
+    : m_clock(clock), m_period(period), m_rng(seed) {}
+
+std::optional<ProbeResult> ReadinessCache::fresh() {
+  const auto now = m_clock.now();
+  if (!m_answer || now >= m_expires) {
+    return std::nullopt;
+  }
+  ProbeResult r = *m_answer;
+  r.line += " (Ray <= 2.35 lists every node: answer from " + util::format_elapsed(util::ms_between(m_at, now)) +
+            " ago, asked at most every " + util::format_duration(m_period) + ")";
+  return r;
+}
+
+void ReadinessCache::store(const ProbeResult& result) {
+  if (!result.healthy) {
+    m_answer.reset();
+    return;
+  }
+  std::uniform_int_distribution<std::int64_t> jitter(0, m_period.count() / 5);
+  m_answer = result;
+  m_at = m_clock.now();
+  m_expires = m_at + m_period + std::chrono::milliseconds(jitter(m_rng));
 }
 
 }  // namespace launcher::gcs

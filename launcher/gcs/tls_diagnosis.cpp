@@ -1,4 +1,4 @@
-#include "gcs/tls_diagnosis.hpp"
+#include "gcs/gcs_client.hpp"
 
 #include <openssl/bio.h>
 #include <openssl/err.h>

@@ -4,7 +4,7 @@
 
 #include "health/http_server.hpp"
 #include "health/probe_cache.hpp"
-#include "supervisor/run_state.hpp"
+#include "supervisor/supervisor.hpp"
 
 namespace launcher::health {
 
@@ -15,7 +15,7 @@ namespace launcher::health {
 //            (a dead head does not fail it: restarting workers does not bring a head back);
 //            after the command succeeded with --on-success stay: 200; stopping: 503.
 //   /readyz  head: its GCS answers; worker: this pod is ALIVE in the head's node table.
-//   /metrics Prometheus text format (metrics.hpp).
+//   /metrics Prometheus text format (render_metrics, below).
 class HealthService {
  public:
   HealthService(const supervisor::RunState& state, ProbeCache& probes, std::string version);
@@ -33,5 +33,14 @@ class HealthService {
   std::string m_version;
   std::map<std::string, long> m_counts;  // "livez ok" → requests answered so
 };
+
+// The Prometheus text exposition (format 0.0.4: one # HELP and # TYPE per family, snake_case
+// names with unit suffixes): the phase, nodes alive and expected, the join wait, Ray's exits,
+// the command's exit status, and the probe requests answered (`counts`: "livez ok" → n).
+// Nothing secret is ever in it.
+std::string render_metrics(const supervisor::RunState& state, const std::map<std::string, long>& counts,
+                           const std::string& version);
+
+inline constexpr const char* k_metrics_content_type = "text/plain; version=0.0.4; charset=utf-8";
 
 }  // namespace launcher::health

@@ -44,7 +44,7 @@ void ProbeCache::worker_loop(std::stop_token stop) {
       kind = m_queue.front();
       m_queue.pop_front();
     }
-    ProbeAnswer answer;
+    ProbeResult answer;
     try {
       answer = m_probe(kind);
     } catch (const std::exception& e) {  // a firewall: a probe that throws is an unhealthy answer

@@ -9,14 +9,9 @@
 #include <thread>
 #include <vector>
 
+#include "util/platform.hpp"
+
 namespace launcher::health {
-
-enum class ProbeKind { liveness, readiness };
-
-struct ProbeAnswer {
-  bool healthy = false;
-  std::string line;
-};
 
 // Runs the blocking probe RPCs (a GCS or raylet call on a channel kept open) on a thread of its
 // own and hands each answer back on the event loop, so an HTTP probe never blocks the loop. An
@@ -25,8 +20,8 @@ struct ProbeAnswer {
 // that throws answers unhealthy with the reason; a `done` that throws is logged and skipped.
 class ProbeCache {
  public:
-  using Probe = std::function<ProbeAnswer(ProbeKind)>;
-  using Done = std::function<void(const ProbeAnswer&)>;
+  using Probe = std::function<ProbeResult(ProbeKind)>;
+  using Done = std::function<void(const ProbeResult&)>;
 
   ProbeCache(boost::asio::io_context& io, Probe probe, std::chrono::milliseconds max_age);
   ~ProbeCache();
@@ -38,7 +33,7 @@ class ProbeCache {
 
  private:
   struct Slot {
-    ProbeAnswer answer;
+    ProbeResult answer;
     std::chrono::steady_clock::time_point at{};
     bool have = false;
     bool in_flight = false;

@@ -2,7 +2,7 @@
 #include <string_view>
 #include <vector>
 
-#include "plan/check.hpp"
+#include "plan/plan_items.hpp"
 #include "plan/fabric_facts.hpp"
 #include "plan/pod_facts.hpp"
 

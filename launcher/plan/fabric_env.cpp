@@ -2,6 +2,7 @@
 
 #include "fabric/image_root.hpp"
 #include "plan/env_rules.hpp"
+#include "util/platform.hpp"
 #include "util/strings.hpp"
 
 namespace launcher {
@@ -78,7 +79,8 @@ FabricEnv fabric_env(const PodIdentity& id, const NodeFacts& node, const EnvMap&
   }
   env.propose("RLINF_NODE_RANK", std::to_string(id.ordinal),
               "RLinf's node rank: unique and contiguous, required with node_groups (RLinf multi_node.rst)");
-  env.propose("RAY_ADDRESS", id.role == Role::head ? "127.0.0.1:" + std::to_string(id.ray_port) : id.head_address(),
+  env.propose("RAY_ADDRESS", id.role == Role::head ? std::string(platform::k_loopback) + ":" + std::to_string(id.ray_port)
+                                                   : id.head_address(),
               "ray.init() in the launch command finds this cluster's GCS");
   env.own("RAYLAUNCH_ROLE", to_string(id.role), "this pod's role");
   env.own("RAYLAUNCH_RANK", std::to_string(id.ordinal), "this pod's ordinal");

@@ -3,8 +3,7 @@
 #include <vector>
 
 #include "config/config.hpp"
-#include "plan/check.hpp"
-#include "plan/env_var.hpp"
+#include "plan/plan_items.hpp"
 #include "plan/pod_facts.hpp"
 #include "plan/pod_identity.hpp"
 

@@ -3,9 +3,7 @@
 #include <vector>
 
 #include "config/config.hpp"
-#include "plan/action.hpp"
-#include "plan/check.hpp"
-#include "plan/env_var.hpp"
+#include "plan/plan_items.hpp"
 #include "plan/pod_identity.hpp"
 #include "plan/ray_install.hpp"
 

@@ -1,14 +1,25 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/config.hpp"
-#include "plan/action.hpp"
-#include "plan/check.hpp"
+#include "plan/plan_items.hpp"
 #include "plan/pod_facts.hpp"
 
 namespace launcher {
+
+// What a full instance of a type brings to a pod that requests all of it.
+struct InstanceShape {
+  int gpus = 0;
+  int efa = 0;  // vpc.amazonaws.com/efa devices
+};
+
+// Looks up an EC2 instance type ("p4de.24xlarge", as DMI product_name reports it).
+// nullopt for types not in the table (a workstation, an unknown family).
+std::optional<InstanceShape> instance_shape(std::string_view instance_type);
 
 // What the checks compare against, settled from settings and the instance table.
 struct Expectations {
@@ -40,5 +51,26 @@ std::optional<RaiseLimit> nofile_raise(const util::ProcessLimits& limits);
 // hard limit allows it (libfabric pins its buffers); nullopt otherwise. The memlock check and
 // the plan's action both come from this one rule.
 std::optional<RaiseLimit> memlock_raise(const NodeFacts& node, const util::ProcessLimits& limits);
+
+// gpu-bus: NVIDIA GPUs present on PCI but lost to the driver: not answering on the bus (fell
+// off, NVIDIA Xid 79), bound to no driver or another one, or in the driver but gone from PCI.
+// Fails for a GPU this pod was given, warns for another of the node's.
+std::optional<Check> check_gpu_bus(const NodeFacts& node, const Expectations& expect);
+
+// pcie-links: the pod's GPUs and EFA devices against the width and speed both ends of their
+// link allow. Warns, never fails (why: node_checks_pcie.cpp).
+std::optional<Check> check_pcie_links(const NodeFacts& node);
+
+// rdma-ports: every port of the pod's EFA and InfiniBand devices ACTIVE.
+std::optional<Check> check_rdma_ports(const NodeFacts& node, const Expectations& expect);
+
+// Why a pod has fewer EFA devices than expected, and the fix: what limits it, the device
+// plugin, the node or the pod's request. nullopt when the facts cannot tell (facts built by
+// hand, without the node's devices).
+struct EfaShortfall {
+  std::string why;
+  std::string fix;
+};
+std::optional<EfaShortfall> efa_shortfall(const NodeFacts& node, const Expectations& expect);
 
 }  // namespace launcher

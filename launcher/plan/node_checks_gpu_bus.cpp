@@ -10,7 +10,7 @@
 // node_facts_devices.cpp; ../shared/reference/fabric-and-node-checks.md §5.
 #include <algorithm>
 
-#include "plan/node_checks_devices.hpp"
+#include "plan/node_checks.hpp"
 #include "util/strings.hpp"
 
 namespace launcher {

@@ -24,7 +24,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "plan/node_checks_devices.hpp"
+#include "plan/node_checks.hpp"
 #include "util/strings.hpp"
 
 namespace launcher {

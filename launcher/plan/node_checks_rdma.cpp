@@ -3,7 +3,7 @@
 // node_facts_devices.cpp; ../shared/reference/fabric-and-node-checks.md §4.
 #include <algorithm>
 
-#include "plan/node_checks_devices.hpp"
+#include "plan/node_checks.hpp"
 #include "util/strings.hpp"
 
 namespace launcher {

@@ -9,6 +9,7 @@
 #include "plan/pod_facts.hpp"
 #include "util/host_fs.hpp"
 #include "util/parse.hpp"
+#include "util/platform.hpp"
 #include "util/strings.hpp"
 
 namespace launcher {
@@ -68,14 +69,14 @@ void gather_gpus(const util::HostFs& fs, NodeFacts& facts) {
 // statvfs gives what Ray's get_shared_memory_bytes() sees; statfs tells tmpfs from a disk.
 void gather_shm(const util::HostFs& fs, NodeFacts& facts) {
   struct statvfs vfs {};
-  if (!fs.is_dir("/dev/shm") || statvfs(fs.path("/dev/shm").c_str(), &vfs) != 0) {
+  if (!fs.is_dir(platform::k_shm_dir) || statvfs(fs.path(platform::k_shm_dir).c_str(), &vfs) != 0) {
     return;
   }
   ShmFacts shm;
   shm.total = static_cast<std::uint64_t>(vfs.f_blocks) * vfs.f_frsize;
   shm.available = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_bsize;
   struct statfs sfs {};
-  shm.is_tmpfs = statfs(fs.path("/dev/shm").c_str(), &sfs) == 0 &&
+  shm.is_tmpfs = statfs(fs.path(platform::k_shm_dir).c_str(), &sfs) == 0 &&
                  static_cast<unsigned long>(sfs.f_type) == k_tmpfs_magic;
   facts.shm = shm;
 }

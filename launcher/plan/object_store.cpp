@@ -4,16 +4,15 @@
 
 #include "util/env_map.hpp"
 #include "util/parse.hpp"
+#include "util/platform.hpp"
 
 namespace launcher {
 
 namespace {
 
 constexpr std::uint64_t k_gib = 1ULL << 30;
-// Ray's floor for the object store: OBJECT_STORE_MINIMUM_MEMORY_BYTES = 75 MiB (ray_constants.py).
-constexpr std::uint64_t k_ray_min_store = 75ULL << 20;
-// Ray's caps: DEFAULT_OBJECT_STORE_MAX_MEMORY_BYTES = 200e9, DEFAULT_OBJECT_STORE_MEMORY_PROPORTION = 0.3.
-constexpr std::uint64_t k_ray_max_store = 200'000'000'000ULL;
+using platform::k_ray_max_object_store;
+using platform::k_ray_min_object_store;
 // Files in /dev/shm at start worth a word: a fresh container's /dev/shm is empty, but small
 // semaphores and sockets are common.
 constexpr std::uint64_t k_noticeable_leftovers = 64ULL << 20;
@@ -39,11 +38,11 @@ ObjectStoreSize plan_object_store(const Config& config, const NodeFacts& node) {
     store = *node.memory_bytes * 3 / 10;
     reason = "30% of memory " + size(*node.memory_bytes) + " (Ray's default share)";
   }
-  if (store > k_ray_max_store) {
-    store = k_ray_max_store;
+  if (store > k_ray_max_object_store) {
+    store = k_ray_max_object_store;
     reason = "Ray's 200 GB cap";
   }
-  if (store < k_ray_min_store) {
+  if (store < k_ray_min_object_store) {
     return {0, shm + " leaves less than Ray's 75Mi minimum: left to Ray"};
   }
   store -= store % 4096;  // whole pages

@@ -3,8 +3,9 @@
 #include <string>
 
 #include "config/config.hpp"
-#include "plan/check.hpp"
+#include "plan/plan_items.hpp"
 #include "plan/pod_facts.hpp"
+#include "util/platform.hpp"
 
 namespace launcher {
 
@@ -19,8 +20,8 @@ struct ObjectStoreSize {
 // f_bsize, utils.get_shared_memory_bytes); above that it falls back to /tmp (slow) when at most
 // REQUIRE_SHM_SIZE_THRESHOLD = 10**10 bytes, and is refused (ValueError, `ray start` exits) when
 // larger, unless RAY_OBJECT_STORE_ALLOW_SLOW_STORAGE is set; and it is refused when larger than
-// the node's memory.
-inline constexpr std::uint64_t k_ray_require_shm_threshold = 10'000'000'000ULL;
+// the node's memory. (The constants: platform.hpp.)
+using platform::k_ray_require_shm_threshold;
 
 // The size raylaunch passes, planned from the *free* space of /dev/shm (a container restarted on
 // a memory emptyDir finds the files of the one before: they stay, and take shm and memory), minus

@@ -1,19 +1,27 @@
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
-#include "plan/action.hpp"
-#include "plan/check.hpp"
-#include "plan/env_var.hpp"
-#include "plan/gcs_tls.hpp"
+#include "plan/ray_env.hpp"
+#include "plan/object_store.hpp"
+#include "plan/plan_items.hpp"
 #include "plan/pod_facts.hpp"
 #include "plan/pod_identity.hpp"
-#include "plan/ray_start_args.hpp"
 
 namespace launcher {
+
+// The `ray start` argv (no shell). Head: --head --port; worker: --address=<head>:<port>.
+// Both --block (raylaunch supervises it), --node-name=<hostname> (the GCS node table is deduped
+// by it across pod restarts), a pinned --node-manager-port (the worker liveness probe) and
+// --metrics-export-port (KubeRay's 8080, which the manifests declare and scrape).
+// `config.ray_args` are appended; an option the user gives replaces ours of the same name
+// (the ones raylaunch owns, such as --node-name, are refused when the settings are parsed).
+std::vector<std::string> ray_start_argv(const Config& config, const PodIdentity& id, int num_gpus,
+                                        const ObjectStoreSize& store);
 
 // Everything `run` will do, decided before anything starts. `plan` prints it; `run` executes it.
 struct Plan {
@@ -44,5 +52,21 @@ struct Plan {
 
 // Pure: pod facts and settings in, the plan out. Throws Fatal(64) for bad settings.
 Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::string> command);
+
+// For people: sections for identity, checks (with fixes), environment (with reasons),
+// ray start argv and the command. Argv is shown quoted for reading only; nothing runs a shell.
+std::string render_plan_text(const Plan& plan);
+
+// The stable JSON schema "raylaunch.plan/v1" documented in docs/plan-json.md.
+std::string render_plan_json(const Plan& plan);
+
+// argv for display: words with spaces or shell metacharacters in single quotes; secrets
+// redacted (redacted_argv).
+std::string display_argv(const std::vector<std::string>& argv);
+
+// `argv` as it may be shown anywhere (plan text and JSON, logs, the termination message):
+// the value of --redis-password (`--redis-password=X` or `--redis-password X`) is "***", and
+// so is any registered secret (util::redact). The Plan keeps the real argv; run executes that.
+std::vector<std::string> redacted_argv(const std::vector<std::string>& argv);
 
 }  // namespace launcher

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "plan/venv.hpp"
+#include "plan/ray_env.hpp"
 #include "util/fatal.hpp"
 #include "util/host_fs.hpp"
 

@@ -1,11 +1,27 @@
 #pragma once
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/config.hpp"
 #include "plan/pod_facts.hpp"
+#include "util/platform.hpp"
 
 namespace launcher {
+
+// How Kubernetes names the pods of a StatefulSet (`<name>-<ordinal>`) and the hostnames of an
+// Indexed Job with a subdomain (`<job>-<index>`): the one place that knows the rule.
+
+// "training-3" → 3. nullopt without a "-<digits>" suffix, or with one Kubernetes never writes
+// ("-03": ordinals have no leading zeros, so "training-03" must not pass for "training-3").
+std::optional<int> ordinal_suffix(std::string_view hostname);
+
+// "training-3" → "training"; a name without an ordinal suffix is returned unchanged.
+std::string base_name(const std::string& hostname);
+
+// base-0 … base-(nodes-1): the pods of the job, in order.
+std::vector<std::string> pod_names(const std::string& base, int nodes);
 
 enum class Role { head, worker };
 const char* to_string(Role r);
@@ -25,8 +41,8 @@ struct PodIdentity {
   std::string cluster_domain_source;
   std::string head_host;       // FQDN or override; "127.0.0.1" for a 1-node job with no DNS facts
   std::string head_host_source;
-  int ray_port = 6379;         // the GCS port this pod's head listens on (ray start --port)
-  int head_port = 6379;        // the port to dial: ray_port, or the one --head-address gave
+  int ray_port = platform::k_gcs_port;   // the GCS port this pod's head listens on (ray start --port)
+  int head_port = platform::k_gcs_port;  // the port to dial: ray_port, or the one --head-address gave
 
   // "host:port", IPv6 in brackets: what RAYLAUNCH_HEAD_ADDRESS accepts back.
   std::string head_address() const;

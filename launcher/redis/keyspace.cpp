@@ -61,11 +61,6 @@ bool is_table_key(std::string_view ns, std::string_view key) {
   return !table.empty() && table.find('@') == std::string_view::npos;
 }
 
-std::string_view table_of(std::string_view ns, std::string_view key) {
-  const std::size_t at = k_prefix.size() + ns.size() + 1;
-  return key.size() > at ? key.substr(at) : std::string_view();
-}
-
 bool is_legacy_field(std::string_view ns, std::string_view field) {
   return !ns.empty() && field.size() > ns.size() && field.starts_with(ns) && field[ns.size()] == '@';
 }

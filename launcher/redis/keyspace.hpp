@@ -30,9 +30,6 @@ std::string table_key_pattern(std::string_view ns);
 // (Ray's table names are plain identifiers: NODE, ACTOR, JOB, …); this tells them apart.
 bool is_table_key(std::string_view ns, std::string_view key);
 
-// The table part of one of `ns`'s keys ("NODE" for "RAYns@NODE").
-std::string_view table_of(std::string_view ns, std::string_view key);
-
 // True for a field of `ns`'s <= 2.37 hash: ns + "@" + …
 bool is_legacy_field(std::string_view ns, std::string_view field);
 

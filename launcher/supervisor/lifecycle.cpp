@@ -3,7 +3,7 @@
 #include <csignal>
 
 #include "util/exit_codes.hpp"
-#include "util/exit_status.hpp"
+#include "util/signals.hpp"
 #include "util/parse.hpp"
 #include "util/strings.hpp"
 
@@ -645,8 +645,10 @@ void Lifecycle::run_command(std::vector<Effect>& out) {
   m_command_running = true;
   EnvAdditions env = {{k_nodes_present_env, std::to_string(m_nodes_present)},
                       {k_restart_count_env, std::to_string(m_budget.used())}};
-  // With --exec the command replaces raylaunch; the supervisor reports a failed execve as the
-  // command's exit (126/127), and the run ends as if it had exited so.
+  // With --exec the command replaces raylaunch (this machine then ends with the process). A
+  // failed execve comes back as the command's exit with 126/127 and the reason, which is never
+  // retried: the run stops with that code. A signal that arrives during the exec is handled
+  // first; the supervisor then tries again, or reports the command killed by it.
   if (m_s.exec) {
     out.emplace_back(ExecCommand{std::move(env)});
   } else {

@@ -163,7 +163,7 @@ using Effect = std::variant<StartWait, CancelWait, Spawn, ExecCommand, SendSigna
                             CancelTimer, CheckLeftovers, CheckStragglers, SignalStragglers, Log, Exit>;
 
 // What `run` does, as a state machine with no processes, clocks or sockets in it: events in,
-// effects out. Unit-tested on its own (tests/unit/test_supervisor_lifecycle.cpp); the
+// effects out. Unit-tested on its own (tests/supervisor/test_supervisor_lifecycle.cpp); the
 // supervisor only carries the effects out.
 //
 // Head: [preflight] → ray start → its GCS answers → join barrier → command → stop Ray → exit

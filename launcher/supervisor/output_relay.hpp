@@ -9,8 +9,10 @@
 namespace launcher::supervisor {
 
 // Reads a child's output pipe on the event loop and logs it line by line with a prefix
-// ("ray: …"). Reads as fast as the child writes, so the child never blocks on a full pipe;
-// keeps the last lines for the reason line when the child fails. Every line is redacted whole
+// ("ray: …"). Logging never waits for stderr (app/stderr_sink.hpp drops lines when its queue is
+// full), so a stalled log reader does not stall the child; the child can still wait on a full
+// pipe (64 KiB) while the event loop is busy with something else. Keeps the last lines for the
+// reason line when the child fails. Every line is redacted whole
 // before anything cuts it (a line over 8,000 bytes is logged in pieces, each cut after redaction).
 class OutputRelay {
  public:

@@ -17,14 +17,12 @@
 #include <spdlog/spdlog.h>
 #include <thread>
 
-#include "supervisor/child_groups.hpp"
-#include "supervisor/exec_in_place.hpp"
+#include "supervisor/processes.hpp"
+#include "supervisor/spawn.hpp"
 #include "supervisor/output_relay.hpp"
-#include "supervisor/process_table.hpp"
 #include "util/exit_codes.hpp"
-#include "util/exit_status.hpp"
-#include "util/redact.hpp"
 #include "util/signals.hpp"
+#include "util/redact.hpp"
 #include "util/strings.hpp"
 
 namespace launcher::supervisor {
@@ -172,8 +170,6 @@ struct Supervisor::Impl {
       e.group_left = static_cast<int>(groups.members(which, list_processes()).size());
       e.at = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - state.started_at);
       if (which == Child::ray) {
-        state.ray_exits += 1;
-        state.ray_died = lifecycle.phase() != Phase::stopping;
         if (ray_output) {
           ray_output->drain();
           e.detail = ray_output->last_lines(k_reason_output_lines);
@@ -342,7 +338,7 @@ struct Supervisor::Impl {
   }
 
   void apply(const KillGroup& k) {
-    // Each child leads its own process group (child_process.cpp); the group outlives its
+    // Each child leads its own process group (spawn.cpp); the group outlives its
     // leader, so this also reaches what the command left behind after it exited.
     groups.signal(k.which, SIGKILL, false);
     groups.signal(k.which, SIGKILL, true);

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <csignal>
 
-#include "util/backoff.hpp"
 #include "util/exit_codes.hpp"
 #include "util/parse.hpp"
 

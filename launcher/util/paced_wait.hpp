@@ -1,12 +1,45 @@
 #pragma once
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <functional>
+#include <random>
 #include <stop_token>
 #include <string>
 
 #include "util/clock.hpp"
 
 namespace launcher::util {
+
+// Capped exponential backoff with jitter, for retrying an unreachable GCS: `min` (250 ms)
+// doubling to `max` (2 s), each delay scaled by a random factor in [1 - jitter, 1 + jitter]
+// so a thousand workers retrying a restarted head do not arrive in lockstep. Never below `min`:
+// that floor is what keeps a poll loop at most 1/min RPCs per second.
+class Backoff {
+ public:
+  Backoff(std::chrono::milliseconds min, std::chrono::milliseconds max, double jitter = 0.2,
+          std::uint64_t seed = std::random_device{}())
+      : m_min(min), m_max(max), m_jitter(jitter), m_next(min), m_rng(seed) {}
+
+  // The delay before the next retry; grows the one after it.
+  std::chrono::milliseconds next() {
+    const std::chrono::milliseconds base = m_next;
+    m_next = std::min(m_max, m_next * 2);
+    std::uniform_real_distribution<double> factor(1.0 - m_jitter, 1.0 + m_jitter);
+    const auto jittered = std::chrono::milliseconds(static_cast<std::int64_t>(static_cast<double>(base.count()) * factor(m_rng)));
+    return std::clamp(jittered, m_min, m_max);
+  }
+
+  // After a success: the next failure starts again from `min`.
+  void reset() { m_next = m_min; }
+
+ private:
+  std::chrono::milliseconds m_min;
+  std::chrono::milliseconds m_max;
+  double m_jitter;
+  std::chrono::milliseconds m_next;
+  std::mt19937_64 m_rng;
+};
 
 // One try of a wait loop, as the caller judged it.
 struct Attempt {
@@ -60,10 +93,13 @@ int exit_code_of(WaitEnd end, int stop_signal);
 // The deadline / backoff / throttled-progress skeleton every wait of raylaunch shares (the
 // join barrier, a worker's wait for its head, the Redis preflight). Calls `attempt(timeout,
 // stop)` until it says done or refused, the deadline passes or `stop` is requested; each call
-// gets at most min(attempt_timeout, time left). Logs `waiting` lines at info and `failed`
-// lines at warning through spdlog, at every change and every `progress_every`, prefixed by
-// `what` ("GCS at host:6379"). Never sleeps past the deadline, never squeezes an extra attempt
-// in just before it, and ends a sleep at once when `stop` is requested.
+// is given min(attempt_timeout, time left), at least 1 ms, as its timeout. The attempt is
+// trusted to keep it; one that overruns (a call that cannot be cut short) ends after the
+// deadline and then counts as cut short by it (see WaitEnd::not_ready). Logs `waiting` lines at
+// info and `failed` lines at warning through spdlog, at every change and every
+// `progress_every`, prefixed by `what` ("GCS at host:6379"). Never sleeps past the deadline,
+// starts no attempt after a sleep that reached it, and ends a sleep at once when `stop` is
+// requested.
 WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock& clock, std::stop_token stop,
                       const std::function<Attempt(std::chrono::milliseconds timeout, std::stop_token stop)>& attempt);
 

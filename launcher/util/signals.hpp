@@ -1,5 +1,6 @@
 #pragma once
 #include <csignal>
+#include <string>
 
 namespace launcher::util {
 
@@ -11,9 +12,6 @@ namespace launcher::util {
 // glibc keeps its own two real-time signals (thread cancellation, setxid) out of any set.
 const sigset_t& blocked_signals();
 
-// True for the faults above: never blocked, never forwarded.
-bool is_synchronous_fault(int signo);
-
 // The signals a supervisor passes on to its child: every blocked one but SIGCHLD (its own
 // business: reaping) and SIGPIPE (raised by the kernel on raylaunch's own writes, never meant
 // for the child). SIGWINCH and SIGCONT included, as tini forwards them.
@@ -22,5 +20,14 @@ bool is_forwarded(int signo);
 // The signals that stop a blocking command that has nothing to forward them to (`wait`,
 // `redis-cleanup`): SIGTERM, SIGINT, SIGHUP (its terminal went away) and SIGQUIT.
 const sigset_t& stop_signals();
+
+// A waitpid(2) status as shells report it: the exit code, or 128 + N when killed by signal N.
+int exit_code_of_status(int wait_status);
+
+// "exited with 3", "killed by SIGKILL", for log lines and termination messages.
+std::string describe_status(int wait_status);
+
+// "SIGTERM" for 15; "signal 64" when the number has no name.
+std::string signal_name(int signo);
 
 }  // namespace launcher::util

@@ -114,17 +114,6 @@ bool is_printable_text(std::string_view text) {
   return true;
 }
 
-bool is_valid_utf8(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t len = utf8_sequence(text, i);
-    if (len == 0) {
-      return false;
-    }
-    i += len;
-  }
-  return true;
-}
-
 std::string printable(std::string_view text, std::size_t max) {
   std::string out;
   const std::size_t n = text.size() < max ? text.size() : max;

@@ -27,7 +27,4 @@ std::string plural(long n, const std::string& word);
 // sequence (a cut that leaves the text valid, e.g. before redacted text is shortened).
 std::string_view cut_utf8(std::string_view text, std::size_t max);
 
-// True when `text` is valid UTF-8 (JSON output replaces what is not).
-bool is_valid_utf8(std::string_view text);
-
 }  // namespace launcher::util

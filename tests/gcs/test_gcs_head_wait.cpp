@@ -2,7 +2,7 @@
 #include <deque>
 
 #include "fakes.hpp"
-#include "gcs/head_wait.hpp"
+#include "gcs/waits.hpp"
 
 using namespace launcher::gcs;
 using namespace std::chrono_literals;

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "gcs/auth_token.hpp"
-#include "gcs/live_token.hpp"
 #include "util/redact.hpp"
 
 using launcher::gcs::load_auth_token;

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "gcs/ray_version.hpp"
+#include "gcs/gcs_client.hpp"
 
 using namespace launcher::gcs;
 

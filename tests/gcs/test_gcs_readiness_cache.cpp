@@ -2,7 +2,7 @@
 #include <set>
 
 #include "fakes.hpp"
-#include "gcs/readiness_cache.hpp"
+#include "gcs/probe.hpp"
 
 using namespace launcher::gcs;
 using namespace std::chrono_literals;

@@ -10,7 +10,7 @@ poll 20 grep -q ready "$WORK/signals"
 [[ "$(http "$HEALTH_PORT" /readyz)" == "200 ok: head GCS at 127.0.0.1:$RAY_PORT answered (Ray "* ]] || fail "readyz: $(http "$HEALTH_PORT" /readyz)"
 metrics=$(http "$HEALTH_PORT" /metrics)
 for want in 'raylaunch_phase{phase="running_command"} 1' 'raylaunch_nodes_alive 1' 'raylaunch_nodes_expected 1' \
-            'raylaunch_command_exit_status -1' '# TYPE raylaunch_ray_exits_total counter' 'raylaunch_ray_up 1'; do
+            'raylaunch_command_exit_status -1' '# TYPE raylaunch_command_restarts_total counter' 'raylaunch_ray_up 1'; do
   [[ "$metrics" == *"$want"* ]] || fail "metrics lack: $want"
 done
 [[ "$(http "$HEALTH_PORT" /nope)" == "404 "* ]] || fail "unknown path"

@@ -14,6 +14,8 @@
 #include "health/probe_cache.hpp"
 
 using namespace launcher::health;
+using launcher::ProbeKind;
+using launcher::ProbeResult;
 namespace asio = boost::asio;
 
 namespace {
@@ -69,12 +71,12 @@ TEST_CASE("a handler that throws answers 500; the server goes on serving", "[hea
 
 TEST_CASE("a probe that throws is an unhealthy answer with the reason", "[health]") {
   asio::io_context io;
-  ProbeCache cache(io, [](ProbeKind) -> ProbeAnswer { throw std::runtime_error("grpc exploded"); },
+  ProbeCache cache(io, [](ProbeKind) -> ProbeResult { throw std::runtime_error("grpc exploded"); },
                    std::chrono::milliseconds(0));
   const auto busy = asio::make_work_guard(io);  // the answer is posted from the probe's thread
-  ProbeAnswer got;
+  ProbeResult got;
   bool answered = false;
-  cache.get(ProbeKind::liveness, [&](const ProbeAnswer& a) {
+  cache.get(ProbeKind::liveness, [&](const ProbeResult& a) {
     got = a;
     answered = true;
     io.stop();

@@ -5,7 +5,6 @@
 #include "../fabric/image_tree.hpp"
 #include "plan/fabric_checks.hpp"
 #include "plan/plan.hpp"
-#include "plan/plan_render.hpp"
 #include "util/json.hpp"
 
 using namespace launcher;

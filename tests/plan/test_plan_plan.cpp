@@ -3,7 +3,6 @@
 
 #include "fixtures.hpp"
 #include "plan/plan.hpp"
-#include "plan/plan_render.hpp"
 
 using namespace launcher;
 using fixtures::NodeTree;

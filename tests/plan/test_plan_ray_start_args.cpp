@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
-#include "plan/ray_start_args.hpp"
+#include "plan/plan.hpp"
 
 using namespace launcher;
 

@@ -8,7 +8,6 @@
 
 #include "fixtures.hpp"
 #include "plan/plan.hpp"
-#include "plan/plan_render.hpp"
 #include "plan/ray_install.hpp"
 
 using namespace launcher;

@@ -8,7 +8,6 @@
 #include "fixtures.hpp"
 #include "plan/gcs_ft.hpp"
 #include "plan/plan.hpp"
-#include "plan/plan_render.hpp"
 
 using namespace launcher;
 

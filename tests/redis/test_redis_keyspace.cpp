@@ -50,7 +50,6 @@ TEST_CASE("only the namespace's own table keys are Ray's keys of it", "[keyspace
   CHECK_FALSE(is_table_key("", "RAY@NODE"));
   CHECK(is_table_key("a*", "RAYa*@NODE"));
   CHECK_FALSE(is_table_key("a*", "RAYab@NODE"));
-  CHECK(table_of("ns", "RAYns@NODE") == "NODE");
 }
 
 TEST_CASE("a <= 2.37 field belongs to the namespace it starts with", "[keyspace]") {

@@ -12,8 +12,7 @@
 #include <cstring>
 
 #include "fixtures.hpp"
-#include "supervisor/child_process.hpp"
-#include "supervisor/exec_in_place.hpp"
+#include "supervisor/spawn.hpp"
 
 using namespace launcher::supervisor;
 

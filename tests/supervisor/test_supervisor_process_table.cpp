@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "supervisor/process_table.hpp"
+#include "supervisor/processes.hpp"
 
 using namespace launcher::supervisor;
 

@@ -11,7 +11,7 @@
 
 #include "config/config.hpp"
 #include "util/fatal.hpp"
-#include "plan/env_var.hpp"
+#include "plan/plan_items.hpp"
 #include "plan/node_checks.hpp"
 #include "plan/pod_facts.hpp"
 #include "config/settings.hpp"

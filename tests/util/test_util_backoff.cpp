@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "util/backoff.hpp"
+#include "util/paced_wait.hpp"
 
 using namespace launcher::util;
 using namespace std::chrono_literals;
