@@ -12,7 +12,7 @@ TOKEN_SINCE = (2, 52)          # RAY_AUTH_MODE=token (Ray 2.52.0)
 K8S_MODE = ((2, 52), (2, 54))  # RAY_AUTH_MODE=k8s: the API server's service-account token (2.52-2.53)
 RAY_SA_TOKEN_SINCE = (2, 55)   # RAY_ENABLE_K8S_TOKEN_AUTH: the projected token at the ray.io path
 TOKEN = "compat-matrix-token-0123456789abcdef"
-PKI = os.path.join(rc.REPO, "tests", "gcs", "e2e", "pki.sh")
+PKI = os.path.join(rc.REPO, "tests", "gcs", "pki.sh")
 
 
 def expect(cond, message, result=None):
