@@ -112,7 +112,8 @@ util::Result<SpawnedChild, SpawnError> spawn_child(const SpawnRequest& request) 
   namespace bp = boost::process;
   int pipe_fds[2] = {-1, -1};
   if (request.capture_output && pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    return R::failure({exit_code::not_executable, std::string("pipe: ") + std::strerror(errno)});
+    // Not the program's fault (126) but the system's: out of descriptors, most likely.
+    return R::failure({exit_code::os_error, std::string("pipe for its output: ") + std::strerror(errno)});
   }
   util::Fd read_end(pipe_fds[0]);
   util::Fd write_end(pipe_fds[1]);

@@ -1,0 +1,261 @@
+// The lifecycle's second half: how a run ends. Timers (graces), leftovers and stragglers, the
+// command's group, the stop of Ray, the drain and the in-place restart, and the exit itself; the
+// events that start and run things are in lifecycle.cpp.
+#include <csignal>
+
+#include "supervisor/lifecycle.hpp"
+#include "util/exit_codes.hpp"
+#include "util/parse.hpp"
+#include "util/signals.hpp"
+#include "util/strings.hpp"
+
+namespace launcher::supervisor {
+
+namespace {
+
+std::string processes(int n) { return std::to_string(n) + (n == 1 ? " process" : " processes"); }
+
+// A drain that overran its own deadline (a bug, or a clock that jumped) still ends: Ray is
+// stopped this long after the drain's window.
+constexpr std::chrono::milliseconds k_drain_overrun{5'000};
+
+}  // namespace
+
+std::vector<Effect> Lifecycle::on_timer(const TimerFired& t) {
+  std::vector<Effect> out;
+  if (t.which == Timer::term_grace && m_command_running) {
+    out.emplace_back(Log{Log::Level::warn, "the command did not exit within the term grace (" +
+                                               util::format_duration(m_s.term_grace) + "): SIGKILL to its group"});
+    m_command_killed = true;
+    out.emplace_back(KillGroup{Child::command});
+  } else if (t.which == Timer::term_grace && m_group_wait) {
+    out.emplace_back(Log{Log::Level::warn, "the command's process group did not exit within the term grace (" +
+                                               util::format_duration(m_s.term_grace) + "): SIGKILL to what is left"});
+    m_command_killed = true;
+    m_group_wait = false;
+    out.emplace_back(KillGroup{Child::command});
+    after_command(out);
+  } else if (t.which == Timer::term_grace && m_phase == Phase::draining) {
+    out.emplace_back(Log{Log::Level::warn, "the drain did not end within its window (" +
+                                               util::format_duration(m_s.term_grace) + "): stopping Ray"});
+    m_reason += "; the drain did not end within its window";
+    cancel_wait(out);
+    stop_ray(out);
+  } else if (t.which == Timer::stragglers) {
+    out.emplace_back(Log{Log::Level::warn, "processes that outlived the command and Ray did not exit within the term "
+                                           "grace (" + util::format_duration(m_s.term_grace) + "): SIGKILL"});
+    out.emplace_back(SignalStragglers{SIGKILL});
+    m_phase = Phase::done;
+    out.emplace_back(exit_now());
+  } else if (t.which == Timer::ray_stop_grace) {
+    if (m_ray_running) {
+      out.emplace_back(Log{Log::Level::warn, "ray start did not stop within " +
+                                                 util::format_duration(m_s.ray_stop_grace) + ": SIGKILL to its group"});
+      out.emplace_back(KillGroup{Child::ray});
+    } else if (m_ray_stop_running) {
+      out.emplace_back(KillGroup{Child::ray_stop});
+    }
+  }
+  return out;
+}
+
+std::vector<Effect> Lifecycle::on_leftovers(const Leftovers& l) {
+  std::vector<Effect> out;
+  if (l.count > 0 && !m_ray_stop_running) {
+    m_ray_stop_running = true;
+    out.emplace_back(Log{Log::Level::warn, std::to_string(l.count) +
+                                               " of Ray's processes outlived ray start: running `ray stop` as a fallback"});
+    out.emplace_back(Spawn{Child::ray_stop});
+    out.emplace_back(StartTimer{Timer::ray_stop_grace, m_s.ray_stop_grace});
+    return out;
+  }
+  finish(out);
+  return out;
+}
+
+std::vector<Effect> Lifecycle::on_group_gone(const GroupGone& g) {
+  std::vector<Effect> out;
+  if (g.which == Child::command && m_group_wait) {
+    m_group_wait = false;
+    out.emplace_back(CancelTimer{Timer::term_grace});
+    after_command(out);
+  }
+  return out;
+}
+
+std::vector<Effect> Lifecycle::on_stragglers(const Stragglers& s) {
+  std::vector<Effect> out;
+  if (!m_stragglers_checked) {
+    return out;
+  }
+  if (s.count == 0) {
+    if (m_stragglers_signalled) {
+      out.emplace_back(CancelTimer{Timer::stragglers});
+    }
+    m_phase = Phase::done;
+    out.emplace_back(exit_now());
+    return out;
+  }
+  if (!m_stragglers_signalled) {
+    // As PID 1 the kernel would SIGKILL them when raylaunch exits; not PID 1 they would outlive
+    // it. Either way they get what the command got: SIGTERM and the term grace.
+    m_stragglers_signalled = true;
+    out.emplace_back(Log{Log::Level::warn, processes(s.count) + " outlived the command and Ray (" +
+                                               s.sample + "): SIGTERM, SIGKILL after the term grace (" +
+                                               util::format_duration(m_s.term_grace) + ")"});
+    out.emplace_back(SignalStragglers{SIGTERM});
+    out.emplace_back(StartTimer{Timer::stragglers, m_s.term_grace});
+  }
+  return out;
+}
+
+SendSignal Lifecycle::to_command(int signo) const {
+  // Once the leader is gone, only its group is left to signal.
+  const bool group = m_s.command_signals == CommandSignals::group || !m_command_running;
+  return SendSignal{Child::command, signo, group};
+}
+
+void Lifecycle::command_group_left(std::vector<Effect>& out, int left, bool signalled, bool grace_running) {
+  m_group_wait = true;
+  const std::string n = processes(left) + " of its group still run";
+  if (signalled) {
+    out.emplace_back(Log{Log::Level::info, "the command exited; " + n + ", with the rest of the term grace"});
+  } else {
+    out.emplace_back(Log{Log::Level::info, "the command exited; " + n + ": " + util::signal_name(m_stop_signal) +
+                                               " to them, SIGKILL after the term grace"});
+    out.emplace_back(SendSignal{Child::command, m_stop_signal, true});
+  }
+  if (!grace_running) {
+    out.emplace_back(StartTimer{Timer::term_grace, m_s.term_grace});
+  }
+  out.emplace_back(WatchGroup{Child::command});
+}
+
+void Lifecycle::after_command(std::vector<Effect>& out) {
+  if (m_restart_pending) {
+    // Each rerun waits for the barrier again: a worker whose container restarted with the
+    // failure is back (and counted once, by its name) before the command needs it.
+    m_restart_pending = false;
+    m_phase = Phase::joining;
+    start_wait(out, Wait::join);
+    return;
+  }
+  if (m_stay_after_command) {
+    m_phase = Phase::staying;
+    return;
+  }
+  stop_ray(out);
+}
+
+void Lifecycle::shut_down(std::vector<Effect>& out, int code, std::string reason, std::optional<int> command_signal) {
+  if (m_phase == Phase::stopping || m_phase == Phase::done) {
+    return;
+  }
+  m_phase = Phase::stopping;
+  m_exit_code = code;
+  m_reason = std::move(reason);
+  cancel_wait(out);
+  if (m_command_running) {
+    m_stop_signal = command_signal.value_or(SIGTERM);
+    out.emplace_back(to_command(m_stop_signal));
+    out.emplace_back(StartTimer{Timer::term_grace, m_s.term_grace});
+    return;  // Ray is stopped once the command (and its group) has exited
+  }
+  stop_ray(out);
+}
+
+void Lifecycle::stop_ray(std::vector<Effect>& out) {
+  m_phase = Phase::stopping;
+  if (m_ray_running) {
+    if (!m_ray_stop_sent) {
+      // `ray start --block` stops every process it started on SIGTERM, then exits 1
+      // (python/ray/_private/node.py, _register_shutdown_hooks).
+      m_ray_stop_sent = true;
+      out.emplace_back(SendSignal{Child::ray, SIGTERM});
+      out.emplace_back(StartTimer{Timer::ray_stop_grace, m_s.ray_stop_grace});
+    }
+    return;
+  }
+  if (!m_leftovers_checked) {
+    m_leftovers_checked = true;
+    out.emplace_back(CheckLeftovers{});
+    return;
+  }
+  if (!m_ray_stop_running) {
+    finish(out);
+  }
+}
+
+void Lifecycle::start_wait(std::vector<Effect>& out, Wait which) {
+  m_wait_running = true;
+  m_wait = which;
+  out.emplace_back(StartWait{which});
+}
+
+void Lifecycle::cancel_wait(std::vector<Effect>& out) {
+  if (m_wait_running) {
+    out.emplace_back(CancelWait{});
+    m_wait_running = false;
+  }
+}
+
+void Lifecycle::start_drain(std::vector<Effect>& out, int signo) {
+  // Ray is stopped after the drain: what a spot interruption or a node drain wants is the
+  // node's work finished or handed on, and the GCS told why the node goes (docs/run.md).
+  m_phase = Phase::draining;
+  m_exit_code = exit_code::killed_by(signo);
+  m_stop_signal = signo;
+  m_reason = "stopped by " + util::signal_name(signo) + " while Ray ran";
+  cancel_wait(out);  // the head watch
+  out.emplace_back(Log{Log::Level::info, "received " + util::signal_name(signo) +
+                                             ": draining this node before Ray stops (at most " +
+                                             util::format_duration(m_s.term_grace) + ")"});
+  start_wait(out, Wait::drain);
+  out.emplace_back(StartTimer{Timer::term_grace, m_s.term_grace + k_drain_overrun});
+}
+
+bool Lifecycle::restart_after(std::vector<Effect>& out, const ChildExited& e) {
+  if (!m_budget.enabled() || !retryable_exit(e.code) || !m_budget.take(e.at)) {
+    return false;
+  }
+  const std::string ran = e.ran ? " after " + util::format_elapsed(*e.ran) : "";
+  out.emplace_back(Log{Log::Level::warn, "command " + e.how + ran +
+                                             ": running it again in place (restart " +
+                                             std::to_string(m_budget.used()) + ", at most " + m_budget.describe() +
+                                             ") once the join barrier passes again"});
+  return true;
+}
+
+void Lifecycle::run_command(std::vector<Effect>& out) {
+  m_phase = Phase::running_command;
+  m_command_running = true;
+  EnvAdditions env = {{k_nodes_present_env, std::to_string(m_nodes_present)},
+                      {k_restart_count_env, std::to_string(m_budget.used())}};
+  // With --exec the command replaces raylaunch (this machine then ends with the process). A
+  // failed execve comes back as the command's exit with 126/127 and the reason, which is never
+  // retried: the run stops with that code. A signal that arrives during the exec is handled
+  // first; the supervisor then tries again, or reports the command killed by it.
+  if (m_s.exec) {
+    out.emplace_back(ExecCommand{std::move(env)});
+  } else {
+    out.emplace_back(Spawn{Child::command, std::move(env)});
+  }
+}
+
+Exit Lifecycle::exit_now() const {
+  std::string reason = m_reason;
+  if (m_budget.used() > 0) {
+    reason += "; the command ran again in place " + util::plural(m_budget.used(), "time") + " (RAYLAUNCH_RESTARTS)";
+  }
+  return Exit{m_exit_code, reason};
+}
+
+void Lifecycle::finish(std::vector<Effect>& out) {
+  m_phase = Phase::stopping;
+  if (!m_stragglers_checked) {
+    m_stragglers_checked = true;
+    out.emplace_back(CheckStragglers{});
+  }
+}
+
+}  // namespace launcher::supervisor
