@@ -65,6 +65,10 @@ DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util:
 
   // Until the row is DEAD (the raylet drained and exited) or the deadline has passed.
   const NodeFilter filter = node_filter_for(client.version());
+  // When the head stops answering (the whole cluster deleted, its head first), the raylet cannot
+  // report itself drained: the deadline is then waited out, and the line must not claim work ran.
+  std::optional<util::Clock::TimePoint> unanswered_since;
+  std::string unanswered_why;
   while (clock.now() < end + k_past_deadline) {
     const auto left = util::ms_between(clock.now(), end + k_past_deadline);
     if (!clock.sleep_for(std::min(options.poll_every, left), stop)) {
@@ -75,8 +79,13 @@ DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util:
     }
     const auto rows = get_nodes(client, NodeMatch{node->id, ""}, filter, bounded(), stop);
     if (!rows) {
-      continue;  // the head may be gone for good: the deadline still ends the wait
+      if (!unanswered_since) {
+        unanswered_since = clock.now();
+        unanswered_why = rows.error().describe();
+      }
+      continue;  // the head may come back (GCS fault tolerance): the deadline still ends the wait
     }
+    unanswered_since.reset();
     for (const NodeEntry& e : rows.value().nodes) {
       if (e.node_id_hex == node->id.hex() && !e.alive) {
         return done(DrainOutcome::drained, "drained: the node was idle and its raylet exited after " +
@@ -84,6 +93,13 @@ DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util:
                                                (e.death_reason.empty() ? "" : " (" + util::printable(e.death_reason) + ")"));
       }
     }
+  }
+  if (unanswered_since) {
+    return done(DrainOutcome::deadline,
+                "drained until the " + util::format_duration(options.window) + " deadline; the " + who +
+                    " stopped answering " + util::format_elapsed(util::ms_between(started, *unanswered_since)) +
+                    " into it (" + unanswered_why + "), so whether work still ran on the node is unknown (the whole "
+                    "cluster going away?)");
   }
   return done(DrainOutcome::deadline, "drained until the " + util::format_duration(options.window) +
                                           " deadline with work still running on the node; the GCS records its end "

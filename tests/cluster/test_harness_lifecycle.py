@@ -83,8 +83,14 @@ def test_crash_restarts_with_back_off_and_keeps_messages():
 
 
 def job_docs(replicas, **spec):
+    """The overlay's Job with `spec` fields set (None: removed)."""
     docs = manifest.render("indexed-job", replicas=replicas)
-    manifest.workload(docs)["spec"].update(spec)
+    job_spec = manifest.workload(docs)["spec"]
+    for key, value in spec.items():
+        if value is None:
+            job_spec.pop(key, None)
+        else:
+            job_spec[key] = value
     return docs
 
 
@@ -101,9 +107,14 @@ def exit_on_index(codes, after=0.3):
 
 
 def test_job_success_policy_terminates_the_other_indexes():
-    with testpod_cluster("indexed-job", replicas=3, mutate_pod=exit_on_index({0: 0}, after=1)) as c:
+    with testpod_cluster("indexed-job", replicas=3) as c:
         c.start()
         job = c.job
+        # Index 0 succeeds only once every pod has its SIGTERM handler (it says "listening" after):
+        # a PID 1 without one ignores SIGTERM, which a slow start under load made a 137 here.
+        c.wait_for(lambda: len(job.pods) == 3 and all(p.current and "listening" in p.current.text()
+                                                       for p in job.pods), 60, "3 pods listening")
+        c.http_get(job.pods[0].hostname, 8081, "/exit?code=0")
         c.wait_for(lambda: job.result, 30, "the Job finished")
         eq(job.status()["conditions"], ["SuccessCriteriaMet", "Complete"], "conditions")
         eq(job.status()["completedIndexes"], "0", "completed indexes")
@@ -124,7 +135,9 @@ def test_job_pod_failure_policy_fails_the_job():
 
 
 def test_job_backoff_limit_per_index():
-    docs = job_docs(2, backoffLimitPerIndex=1)
+    # Without the overlay's maxFailedIndexes: 0, which fails the whole Job at the first failed
+    # index (the test would race it): the other indexes run on.
+    docs = job_docs(2, backoffLimitPerIndex=1, maxFailedIndexes=None)
     with testpod_cluster(docs=docs, time_scale=0.01, mutate_pod=exit_on_index({1: 3})) as c:
         c.start()
         job = c.job

@@ -92,5 +92,19 @@ expect_rc 143 "a worker whose GCS stalls"
 expect_in worker-busy.term "not drained: head GCS at 127.0.0.1:$RAY_PORT did not answer DrainNode: DEADLINE_EXCEEDED"
 "$FAKE_GCS" ctl --control "unix:$CONTROL" fault delay 0 >/dev/null
 case_down busy
+
+# 5. The head stops answering during the drain (the whole StatefulSet deleted, the head gone
+#    first): the deadline is waited out (a GCS with fault tolerance may come back), and the
+#    termination message says the GCS went silent instead of claiming work still ran.
+case_up busy 3s
+kill -TERM "${POD[worker-busy]}"
+wait_text worker-busy.err "draining node"
+"$FAKE_GCS" ctl --control "unix:$CONTROL" fault unavailable -1 >/dev/null
+finish worker-busy 20
+expect_rc 143 "a worker whose head went silent while it drained"
+expect_in worker-busy.term "drained until the 3s deadline; the head GCS at 127.0.0.1:$RAY_PORT stopped answering"
+expect_in worker-busy.term "so whether work still ran on the node is unknown"
+"$FAKE_GCS" ctl --control "unix:$CONTROL" fault unavailable 0 >/dev/null
+case_down busy
 expect_clean
 echo PASS
