@@ -23,6 +23,9 @@ namespace {
 constexpr std::chrono::milliseconds k_diagnose_timeout{3'000};
 // The version check's one KV read, after the head's GCS has just answered.
 constexpr std::chrono::milliseconds k_versions_timeout{5'000};
+// How long a worker waits for its head's cluster metadata to be written, and how often it looks.
+constexpr std::chrono::milliseconds k_metadata_wait{30'000};
+constexpr std::chrono::milliseconds k_metadata_poll{500};
 // Each RPC of the drain: a GCS that stalls costs this much of the grace, not all of it.
 constexpr std::chrono::milliseconds k_drain_rpc_timeout{2'000};
 
@@ -136,7 +139,17 @@ WaitFinished RunWaits::check_versions(std::stop_token stop) {
     spdlog::warn("this image's Ray and Python versions are unknown ({}): not compared with the head's", mine.source);
     return go;
   }
-  const auto head = gcs::read_head_versions(head_client(), k_versions_timeout, stop);
+  // The head's `ray start` writes its versions once its GCS answers (Ray's usage_lib
+  // put_cluster_metadata), so a worker can get there first: the key is read again a while.
+  util::SteadyClock clock;
+  const auto give_up = clock.now() + k_metadata_wait;
+  auto head = gcs::read_head_versions(head_client(), k_versions_timeout, stop);
+  while (head && head.value().not_written && clock.now() < give_up) {
+    if (!clock.sleep_for(k_metadata_poll, stop)) {
+      return {Wait::head, util::WaitEnd::stopped, ""};
+    }
+    head = gcs::read_head_versions(head_client(), k_versions_timeout, stop);
+  }
   if (!head) {
     spdlog::warn("the head's versions could not be read ({}): not compared; Ray compares them itself",
                  head.error().describe());

@@ -55,7 +55,8 @@ util::Result<HeadVersions, RpcError> read_head_versions(GcsClient& client, std::
   }
   if (!value.value()) {
     HeadVersions none;
-    none.problem = "the head's GCS has no cluster metadata (its release does not write it)";
+    none.problem = "the head's GCS has no cluster metadata (not written yet, or a release that does not write it)";
+    none.not_written = true;
     return none;
   }
   return parse_cluster_metadata(*value.value());

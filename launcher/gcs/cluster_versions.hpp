@@ -25,6 +25,7 @@ struct RayVersions {
 struct HeadVersions {
   std::optional<RayVersions> versions;
   std::string problem;
+  bool not_written = false;  // no key at all: the head's `ray start` writes it just after its GCS starts
 };
 util::Result<HeadVersions, RpcError> read_head_versions(GcsClient& client, std::chrono::milliseconds timeout,
                                                         std::stop_token stop);
