@@ -2,6 +2,7 @@
 
 #include "config/config.hpp"
 #include "config/redis_settings.hpp"
+#include "redis_settings_parse.hpp"
 #include "util/fatal.hpp"
 #include "util/redact.hpp"
 
@@ -9,21 +10,8 @@ using namespace launcher;
 
 namespace {
 
-Config parse(const EnvMap& env, const std::map<std::string, std::string>& flags = {}) {
-  return parse_config(RawSettings(flags, env), Command::redis_cleanup);
-}
-
-// The lines of the Fatal(64) that parsing `env` throws (fails the test if none is thrown).
-std::vector<std::string> problems(const EnvMap& env) {
-  try {
-    parse(env);
-  } catch (const Fatal& e) {
-    CHECK(e.code() == 64);
-    return e.lines();
-  }
-  FAIL("no error for a bad setting");
-  return {};
-}
+using redis_test::parse;
+using redis_test::problems;
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 
 #include "config/config.hpp"
 #include "config/redis_settings.hpp"
+#include "redis_settings_parse.hpp"
 #include "fixtures.hpp"
 #include "plan/plan.hpp"
 #include "util/fatal.hpp"
@@ -14,20 +15,8 @@ using namespace launcher;
 
 namespace {
 
-Config parse(const EnvMap& env, const std::map<std::string, std::string>& flags = {}) {
-  return parse_config(RawSettings(flags, env), Command::redis_cleanup);
-}
-
-std::vector<std::string> problems(const EnvMap& env) {
-  try {
-    parse(env);
-  } catch (const Fatal& e) {
-    CHECK(e.code() == 64);
-    return e.lines();
-  }
-  FAIL("no error for a bad setting");
-  return {};
-}
+using redis_test::parse;
+using redis_test::problems;
 
 }  // namespace
 

@@ -6,19 +6,13 @@ UNLINK with the number of keys named; every SCAN returns cursor 7 (never 0) and 
 NAMESPACE (RAY<ns>@T<n>), as a server that lies about its cursor would — a cleanup without a
 deadline would run for ever. Anything else: an error reply. Writes the port it listens on
 (127.0.0.1) to PORT_FILE; runs until killed."""
-import os
-import socket
 import sys
 import threading
 
+from listener import listen_and_publish
+
 port_file, ns = sys.argv[1], sys.argv[2]
-listener = socket.socket()
-listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-listener.bind(("127.0.0.1", 0))
-listener.listen(16)
-with open(port_file + ".tmp", "w") as f:
-    f.write(str(listener.getsockname()[1]))
-os.rename(port_file + ".tmp", port_file)
+listener = listen_and_publish(port_file, 16)
 
 
 def bulk(text):

@@ -5,20 +5,14 @@
   garbage  answers every connection with bytes that are not RESP (an HTTP server on the port)
   trickle  answers "+PONG" one byte every 0.8 s, never ending a reply (a server that stalls mid-reply)
 Writes the port it listens on (127.0.0.1, chosen by the kernel) to PORT_FILE; runs until killed."""
-import socket
 import sys
 import threading
 import time
 
+from listener import listen_and_publish
+
 mode, port_file = sys.argv[1], sys.argv[2]
-listener = socket.socket()
-listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-listener.bind(("127.0.0.1", 0))
-listener.listen(64)
-with open(port_file + ".tmp", "w") as f:
-    f.write(str(listener.getsockname()[1]))
-import os
-os.rename(port_file + ".tmp", port_file)
+listener = listen_and_publish(port_file, 64)
 held = []  # silent: keep connections open, unanswered
 
 
