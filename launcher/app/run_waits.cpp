@@ -230,7 +230,9 @@ WaitFinished RunWaits::drain(std::stop_token stop) {
   } else {
     spdlog::info("{}", r.line);
   }
-  return {Wait::drain, util::WaitEnd::ready, r.line};
+  WaitFinished done{Wait::drain, util::WaitEnd::ready, r.line};
+  done.node_gone = r.outcome == gcs::DrainOutcome::drained;
+  return done;
 }
 
 WaitFinished RunWaits::diagnose(std::stop_token stop) {

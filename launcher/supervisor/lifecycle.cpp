@@ -159,6 +159,7 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
   }
   if (w.which == Wait::drain) {
     out.emplace_back(CancelTimer{Timer::term_grace});
+    m_node_gone = w.node_gone;
     if (!w.reason.empty()) {
       m_reason += "; " + w.reason;
     }

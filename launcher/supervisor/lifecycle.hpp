@@ -79,6 +79,7 @@ struct WaitFinished {
   std::string reason;  // one line when not ready (or, for `diagnose`, what the check found)
   bool internal_error = false;  // the wait threw (a bug): exit 70, not what `end` says
   std::optional<int> code{};    // the exit code when it is not what `end` says (78: versions differ)
+  bool node_gone = false;       // drain: this node drained and its raylet exited (its row is DEAD)
   int nodes = 0;                // join: distinct pods ALIVE when it ended ready
 };
 struct ChildExited {
@@ -205,6 +206,8 @@ class Lifecycle {
   // Begin the shutdown: remember how the run ends, stop the command (if any) then Ray.
   void shut_down(std::vector<Effect>& out, int code, std::string reason, std::optional<int> command_signal);
   void stop_ray(std::vector<Effect>& out);
+  // RAYLAUNCH_RAY_STOP_GRACE, shorter once the drain has seen the raylet exit (nothing to lose).
+  std::chrono::milliseconds ray_stop_grace() const;
   // A wait before anything was started (Redis, the head) ended not ready: exit at once.
   void end_before_start(std::vector<Effect>& out, const WaitFinished& w);
   void start_wait(std::vector<Effect>& out, Wait which);
@@ -235,6 +238,7 @@ class Lifecycle {
   int m_nodes_present = 0;          // pods ALIVE when the barrier ended
   RestartBudget m_budget{0, std::chrono::milliseconds(0)};
   bool m_ray_stop_sent = false;   // SIGTERM sent to `ray start`
+  bool m_node_gone = false;       // the drain saw this node's raylet exit: nothing of Ray's ran here after
   bool m_leftovers_checked = false;
   bool m_exec_ray_started = false;  // exec mode: `ray start` (no --block) exited 0
   bool m_exec_when_ray_returns = false;  // exec mode: the barrier passed before `ray start` returned

@@ -1,6 +1,7 @@
 // The lifecycle's second half: how a run ends. Timers (graces), leftovers and stragglers, the
 // command's group, the stop of Ray, the drain and the in-place restart, and the exit itself; the
 // events that start and run things are in lifecycle.cpp.
+#include <algorithm>
 #include <csignal>
 
 #include "supervisor/lifecycle.hpp"
@@ -18,6 +19,14 @@ std::string processes(int n) { return std::to_string(n) + (n == 1 ? " process" :
 // A drain that overran its own deadline (a bug, or a clock that jumped) still ends: Ray is
 // stopped this long after the drain's window.
 constexpr std::chrono::milliseconds k_drain_overrun{5'000};
+
+// `ray start`'s stop grace once the drain has seen this node's raylet exit. Nothing of Ray's
+// runs there to finish, and a `ray start` still in its start-up cannot stop sooner by itself:
+// Node.__init__ waits up to 30 s (raylet_start_wait_time_s) in one C++ call for its own node to
+// be ALIVE, and a drained node is DEAD; Python runs the SIGTERM handler only after that call
+// returns (Ray 2.60, ray/_private/node.py; seen under load when a pod was deleted just after
+// its node joined). A `ray start` past its start-up stops within ~1 s (kill_all_processes).
+constexpr std::chrono::milliseconds k_gone_node_stop_grace{5'000};
 
 }  // namespace
 
@@ -48,7 +57,13 @@ std::vector<Effect> Lifecycle::on_timer(const TimerFired& t) {
     m_phase = Phase::done;
     out.emplace_back(exit_now());
   } else if (t.which == Timer::ray_stop_grace) {
-    if (m_ray_running) {
+    if (m_ray_running && m_node_gone) {
+      out.emplace_back(Log{Log::Level::info, "ray start did not stop within " + util::format_duration(ray_stop_grace()) +
+                                                 " though its node had drained and its raylet exited (a ray start "
+                                                 "still starting waits up to 30 s for its node): nothing of Ray's "
+                                                 "runs here to lose, SIGKILL to its group"});
+      out.emplace_back(KillGroup{Child::ray});
+    } else if (m_ray_running) {
       out.emplace_back(Log{Log::Level::warn, "ray start did not stop within " +
                                                  util::format_duration(m_s.ray_stop_grace) + ": SIGKILL to its group"});
       out.emplace_back(KillGroup{Child::ray});
@@ -172,7 +187,7 @@ void Lifecycle::stop_ray(std::vector<Effect>& out) {
       // (python/ray/_private/node.py, _register_shutdown_hooks).
       m_ray_stop_sent = true;
       out.emplace_back(SendSignal{Child::ray, SIGTERM});
-      out.emplace_back(StartTimer{Timer::ray_stop_grace, m_s.ray_stop_grace});
+      out.emplace_back(StartTimer{Timer::ray_stop_grace, ray_stop_grace()});
     }
     return;
   }
@@ -184,6 +199,10 @@ void Lifecycle::stop_ray(std::vector<Effect>& out) {
   if (!m_ray_stop_running) {
     finish(out);
   }
+}
+
+std::chrono::milliseconds Lifecycle::ray_stop_grace() const {
+  return m_node_gone ? std::min(m_s.ray_stop_grace, k_gone_node_stop_grace) : m_s.ray_stop_grace;
 }
 
 void Lifecycle::start_wait(std::vector<Effect>& out, Wait which) {

@@ -141,6 +141,36 @@ TEST_CASE("worker: SIGTERM drains the node first, then stops Ray; exit 143 names
   }
 }
 
+TEST_CASE("worker: once its drained node's raylet has exited, ray start gets a short stop grace, then SIGKILL",
+          "[lifecycle][survive][signals]") {
+  // A `ray start` still in its start-up waits up to 30 s for its drained (DEAD) node before it
+  // can handle SIGTERM (Ray 2.60's Node.__init__): the soak caught it past a 20 s stop grace.
+  Settings s = watching_worker();
+  s.ray_stop_grace = 20s;
+  Lifecycle l = worker_running(s);
+  l.on(SignalReceived{SIGTERM});
+  WaitFinished drained = ended(Wait::drain, WaitEnd::ready, "drained: the node was idle and its raylet exited");
+  drained.node_gone = true;
+  const auto stopping = l.on(drained);
+  CHECK(words(stopping) == W{"untimer:term", "signal:ray:15", "timer:ray"});
+  const auto* timer = std::get_if<StartTimer>(&stopping.back());
+  REQUIRE(timer != nullptr);
+  CHECK(timer->after == 5s);
+  const auto fired = l.on(TimerFired{Timer::ray_stop_grace});
+  CHECK(words(fired) == W{"kill:ray"});
+  CHECK_THAT(logs(fired), Catch::Contains("its raylet exited") && Catch::Contains("nothing of Ray's runs here"));
+  CHECK(exit_reason(finish_ray(l)) == "stopped by SIGTERM while Ray ran; drained: the node was idle and its raylet "
+                                      "exited");
+
+  // A node still running work at the deadline keeps the whole stop grace.
+  Lifecycle busy = worker_running(s);
+  busy.on(SignalReceived{SIGTERM});
+  const auto deadline = busy.on(ended(Wait::drain, WaitEnd::ready, "drained until the 30s deadline"));
+  const auto* full = std::get_if<StartTimer>(&deadline.back());
+  REQUIRE(full != nullptr);
+  CHECK(full->after == 20s);
+}
+
 TEST_CASE("worker: a second SIGTERM cuts the drain short; Ray is stopped at once", "[lifecycle][survive][signals]") {
   Lifecycle l = worker_running();
   l.on(SignalReceived{SIGTERM});

@@ -73,6 +73,11 @@ def test_a_busy_worker_is_drained_then_an_idle_one_at_once():
         c.wait_for(lambda: len([r for r in row_of(c, "training-1") if r[0] == "ALIVE"]) == 1, 180,
                    "the new training-1 ALIVE")
         wait_log(c, "training-1", "watching the head: training-1 is node", 60)
+        # ...and its `ray start` past its start-up. Deleted before that, the node drains and its
+        # raylet exits while ray start still waits (up to 30 s, deaf to SIGTERM) for its node to
+        # be ALIVE: raylaunch then SIGKILLs it after a short grace, which the unit tests cover
+        # (test_supervisor_survive.cpp); the soak under stress hit that start-up race here.
+        wait_log(c, "training-1", "This command will now block forever", 60)
         deleted = time.monotonic()
         c.delete_pod("training-1")
         run = c.wait_for(lambda: new.runs[0].message is not None and new.runs[0], WINDOW_S + 60, "its exit")
