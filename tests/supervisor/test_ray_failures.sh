@@ -12,6 +12,11 @@ expect_rc 69 "ray start failing"
 expect_in a.err "exiting 69: ray start exited with 3 while Ray was starting"
 grep -q "ray start exited with 3 while Ray was starting: .*" "$WORK/termination-log" ||
   fail "termination message lacks ray's output: $(cat "$WORK/termination-log")"
+# Ray's tab-separated log line, escaped once (\t), not twice (\\t), in the message and the log.
+grep -qF ',000\tERROR services.py:1' "$WORK/termination-log" ||
+  fail "Ray's tab not escaped once in the termination message: $(cat "$WORK/termination-log")"
+grep -qF ',000\tERROR services.py:1' "$WORK/a.err" || fail "Ray's tab not escaped once in the log"
+if grep -qF '\\t' "$WORK/termination-log" "$WORK/a.err"; then fail "a tab escaped twice"; fi
 expect_clean
 
 export PRINT_SIGNALS_TO=$WORK/signals

@@ -149,6 +149,8 @@ class Start:
             say("Local node IP: " + node.node_ip_from_perspective())
             say("Traceback (most recent call last):\n  (FAKE ray: FAKE_RAY_FAIL_START)\n"
                 "RuntimeError: Failed to start GCS.", err=True)
+            # Ray's log format separates its fields with a tab (ray_constants.LOGGER_FORMAT).
+            say("2026-12-01 00:00:00,000\tERROR services.py:1 -- Failed to start the GCS", err=True)
             return int(fail)
         fake_gcs = node.find_fake_gcs()
         if not fake_gcs:
