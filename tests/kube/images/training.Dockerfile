@@ -1,0 +1,19 @@
+# The test training image (scripts/kube image): a training image built the way docs/deploy.md
+# tells users to build theirs — their base (here Debian 12 with the pinned Ray in a virtualenv,
+# as RLinf's images carry one), then raylaunch copied in from the image docker/Dockerfile builds.
+# Plus the test's Ray programs, and a non-root user (the local overlay runs under the
+# "restricted" Pod Security Standard).
+FROM debian:12
+ARG RAY_VERSION
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 python3-venv procps \
+ && rm -rf /var/lib/apt/lists/*
+RUN python3 -m venv /opt/venv/ray \
+ && /opt/venv/ray/bin/pip install --no-cache-dir --disable-pip-version-check "ray==${RAY_VERSION}" \
+ && /opt/venv/ray/bin/python -m compileall -q /opt/venv/ray/lib >/dev/null
+RUN useradd --uid 1000 --user-group --create-home ray
+COPY tests/cluster/ray_program.py tests/cluster/ray_nodes.py /opt/raylaunch-test/
+# docs/deploy.md, step 2:
+COPY --from=raylaunch:0.1.0 /raylaunch /usr/local/bin/raylaunch
+USER 1000:1000
+WORKDIR /home/ray
