@@ -22,6 +22,9 @@ and termination message. Every line it prints starts with `PROGRAM`, for the tes
                       checkpointing`, take S seconds (default 0), exit 143
   --task-timeout S    how long the pinned tasks may take (default 120; a loaded 2-core machine
                       starts a worker process per node, each importing Ray)
+  --first-exit N      with --marker PATH: exit N the first time (PATH does not exist: it is made),
+                      the --exit status once PATH exists (a file on a volume that outlives the
+                      container, such as /dev/shm's emptyDir: a failure the restart heals)
 
 Exit 1 (with a `PROGRAM failed:` line) when a task fails or times out.
 """
@@ -54,7 +57,11 @@ def main():
     p.add_argument("--until-file")
     p.add_argument("--checkpoint-s", type=float, default=0)
     p.add_argument("--task-timeout", type=float, default=120)
+    p.add_argument("--first-exit", type=int)
+    p.add_argument("--marker")
     args = p.parse_args()
+    if (args.first_exit is None) != (args.marker is None):
+        p.error("--first-exit and --marker go together")
     say(f"started on {socket.gethostname()} at {STARTED:.3f} (pid {os.getpid()})")
 
     import ray
@@ -90,8 +97,12 @@ def main():
         say(f"running until {args.until_file} exists")
         while not os.path.exists(args.until_file):
             time.sleep(0.1)
-    say(f"exits {args.exit}")
-    return args.exit
+    status = args.exit
+    if args.marker and not os.path.exists(args.marker):
+        open(args.marker, "w").close()
+        status = args.first_exit
+    say(f"exits {status}")
+    return status
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 # Needs: kube_version, coredns_version, kube_bin, kube_src (set by scripts/kube).
 
 # The binaries `up` runs. kube-proxy too: without it no ClusterIP Service (kubernetes.default, the
-# head's client Service) answers inside a pod.
-kube_binaries=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy)
+# head's client Service) answers inside a pod. kubectl of the same release: the machine's may be
+# older than the server's supported skew (one minor version).
+kube_binaries=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl)
 
 built() {
   local b

@@ -1,0 +1,1 @@
+"""The real cluster's test library (tests/kube/README.md)."""
