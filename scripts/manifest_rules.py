@@ -14,6 +14,7 @@ import rules_capacity
 import rules_generic
 import rules_kueue
 import rules_placement
+import rules_restart
 import rules_unit
 import rules_workload
 from manifest_common import WORKLOAD_TEMPLATES, dig, pod_templates
@@ -77,6 +78,8 @@ RULES = {
                        "for all of its pods",
     "pod-failure-policy": "a Job's podFailurePolicy names containers of its pod, with restartPolicy Never, exit codes "
                           "ascending, unique and not 0 under In",
+    "restart-rules": "container restartPolicyRules only in Jobs, with restartPolicy set, and never restarting raylaunch "
+                     "on a code a restart cannot change (0, 64, 75, 78, 126, 127, 130, 143)",
     "api-server": "the API server's cross-field rules that can be checked offline (listed in rules_api_pod.py and "
                   "rules_api_objects.py): names unique, mounts name volumes, requests <= limits and = limits for GPUs, "
                   "EFA and huge pages, selectors match templates, restart policies, Job fields, label syntax, PDB, "
@@ -87,7 +90,8 @@ RAYLAUNCH_EXEMPT = {
     "MPIJob": "NCCL-tests fabric check: the MPI Operator needs mpirun in the launcher and sshd in the workers",
 }
 GENERIC_RULES = ("no-shell", "legacy-fabric-env", "plaintext-secret", "gpu-pods", "mpirun-np", "nccl-fabric",
-                 "capacity", "shm", "efa-placement", "part-of", "api-server", "pod-failure-policy")
+                 "capacity", "shm", "efa-placement", "part-of", "api-server", "pod-failure-policy",
+                 "restart-rules")
 
 _env_rules = None
 
@@ -109,7 +113,7 @@ def object_rules(doc):
                 + rules_generic.plaintext_secret_rules(doc) + rules_generic.gpu_pod_rules(doc)
                 + rules_capacity.capacity_rules(doc) + rules_placement.shm_rules(doc)
                 + rules_placement.efa_placement_rules(doc)
-                + rules_api_objects.object_problems(doc))
+                + rules_api_objects.object_problems(doc) + rules_restart.object_restart_rules(doc))
     for where, template in pod_templates(doc):
         problems += rules_api_pod.pod_template_problems(kind, where, template["spec"])
     if kind == "NodeOverlay":

@@ -13,6 +13,24 @@ from manifest_yaml import load_trusted, yaml
 
 OBJECT_META = "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
+# Fields newer than the vendored 1.32 definitions that the kit uses, as Kubernetes 1.35's own API
+# server publishes them (`kubectl get --raw /openapi/v2` of scripts/kube's cluster): container
+# restart rules (ContainerRestartRules, beta in 1.35), for components/restart-in-place. The real
+# 1.35 server checks the same manifests in tests/kube/test_dry_run_server.py.
+NEWER_DEFINITIONS = {
+    "io.k8s.api.core.v1.ContainerRestartRule": {
+        "type": "object", "required": ["action"],
+        "properties": {"action": {"type": "string"},
+                       "exitCodes": {"$ref": "#/definitions/io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes"}}},
+    "io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes": {
+        "type": "object", "required": ["operator"],
+        "properties": {"operator": {"type": "string"},
+                       "values": {"type": "array", "items": {"type": "integer", "format": "int32"}}}},
+}
+NEWER_CONTAINER_FIELDS = {
+    "restartPolicyRules": {"type": "array", "items": {"$ref": "#/definitions/io.k8s.api.core.v1.ContainerRestartRule"}},
+}
+
 try:
     import jsonschema
 except ImportError:  # validate_manifests.main() reports the missing package (exit 2)
@@ -59,6 +77,8 @@ class Schemas:
                 self.defs = json.load(f)["definitions"]
         except (OSError, ValueError, KeyError) as err:
             raise SetupError(f"cannot load Kubernetes definitions {defs_path}: {err}") from err
+        self.defs.update(NEWER_DEFINITIONS)
+        self.defs["io.k8s.api.core.v1.Container"]["properties"].update(NEWER_CONTAINER_FIELDS)
         for definition in self.defs.values():
             make_strict(definition)
         self.by_kind = {}
