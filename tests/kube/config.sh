@@ -3,6 +3,15 @@
 # and a changed script takes effect); everything lives under $state.
 # Needs: state, pki, node_ip, node_name, pod_cidr, pod_gateway, service_cidr, cluster_dns.
 
+# install PATH: standard input becomes PATH only when it differs (kube-proxy exits when its
+# configuration file changes under it, and an idempotent `up` must not stop what runs).
+install_conf() {
+  local tmp
+  tmp=$(mktemp "$1.XXXXXX")
+  cat >"$tmp"
+  if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv "$tmp" "$1"; fi
+}
+
 write_configs() {
   mkdir -p "$state"/{containerd,cni/net.d,cni/ipam,kubelet,pod-logs,coredns,logs,run}
   write_containerd_config
@@ -16,7 +25,7 @@ write_containerd_config() {
   # restrict_oom_score_adj: this machine lacks CAP_SYS_RESOURCE, runc cannot write the negative
   # oom_score_adj the kubelet asks for, and every sandbox fails with "can't get final child's PID
   # from pipe: EOF" (../shared/reference/real-kubernetes.md). Guaranteed pods then get score 0.
-  cat >"$state/containerd/config.toml" <<CONF
+  install_conf "$state/containerd/config.toml" <<CONF
 version = 2
 root = "$state/containerd/root"
 state = "$state/containerd/state"
@@ -48,7 +57,7 @@ CONF
 write_cni_config() {
   # One bridge, host-local addresses, masquerade for traffic that leaves the pod network, hairpin
   # so a pod reaches itself through a Service; portmap for hostPort.
-  cat >"$state/cni/net.d/10-raylaunch.conflist" <<CONF
+  install_conf "$state/cni/net.d/10-raylaunch.conflist" <<CONF
 {
   "cniVersion": "1.0.0",
   "name": "raylaunch-kube",
@@ -76,7 +85,7 @@ write_kubelet_config() {
   # failCgroupV1: kubelet 1.35 refuses cgroup v1 hosts without it; this machine is v1 (EKS's
   # AL2023 nodes are v2). Eviction thresholds small: a test machine's disk is mostly someone
   # else's. podLogsDir and the root dir keep the kubelet's files under $state.
-  cat >"$state/kubelet/config.yaml" <<CONF
+  install_conf "$state/kubelet/config.yaml" <<CONF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 failCgroupV1: false
@@ -110,7 +119,7 @@ CONF
 
 write_proxy_config() {
   # conntrack.maxPerCore 0: leave the host's conntrack table size alone.
-  cat >"$state/kube-proxy.yaml" <<CONF
+  install_conf "$state/kube-proxy.yaml" <<CONF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 clientConnection:
@@ -129,7 +138,7 @@ CONF
 write_corefile() {
   # CoreDNS on the node, on the bridge's gateway address (the kubelet's clusterDNS): the records
   # of a real cluster, with CoreDNS's own caching (NXDOMAIN kept 30 s, as kubeadm's Corefile).
-  cat >"$state/coredns/Corefile" <<CONF
+  install_conf "$state/coredns/Corefile" <<CONF
 .:53 {
     bind $cluster_dns
     errors

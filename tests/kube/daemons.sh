@@ -48,8 +48,13 @@ declare -A daemon_match=([etcd]=/usr/bin/etcd [kube-apiserver]=kube-apiserver
   [containerd]=/usr/bin/containerd [kubelet]=kubelet [kube-proxy]=kube-proxy [coredns]=coredns)
 
 start_etcd() {
-  # Ports of its own: 2379/2380 may be a developer's etcd.
+  # Ports of its own: 2379/2380 may be a developer's etcd. Progress notifications every 500 ms:
+  # etcd 3.4 lacks the RequestWatchProgress call (3.5) that kube-apiserver 1.35's watch cache
+  # uses to catch up with etcd before it serves a watch from "now" (ConsistentListFromCache, GA);
+  # without them a watch of a resource that has not changed for a while waits for its next
+  # change, or fails after 3 s with "Too large resource version".
   start etcd /usr/bin/etcd --name raylaunch-kube --data-dir "$state/etcd" \
+    --experimental-watch-progress-notify-interval 500ms \
     --listen-client-urls http://127.0.0.1:12379 --advertise-client-urls http://127.0.0.1:12379 \
     --listen-peer-urls http://127.0.0.1:12380 --initial-advertise-peer-urls http://127.0.0.1:12380 \
     --initial-cluster raylaunch-kube=http://127.0.0.1:12380 --log-level warn

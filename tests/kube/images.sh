@@ -73,8 +73,13 @@ build_raylaunch_image() {
 }
 
 build_training_image() {
+  # pip inside the build trusts what pip here trusts: behind a TLS-inspecting proxy this machine's
+  # bundle (PIP_CERT, SSL_CERT_FILE), mounted for the build only.
+  local ca=${PIP_CERT:-${SSL_CERT_FILE:-}} trust=()
+  [[ -n "$ca" && -r "$ca" ]] &&
+    trust=(--volume "$ca:/run/host-ca-certificates.crt:ro" --build-arg PIP_CERT=/run/host-ca-certificates.crt)
   build_image "$training_image" "$repo/tests/kube/images/training.Dockerfile" "$repo" \
-    --build-arg "RAY_VERSION=$ray_version"
+    --build-arg "RAY_VERSION=$ray_version" "${trust[@]}"
 }
 
 # import TAG: TAG into the cluster's containerd (its CRI namespace, k8s.io), replacing an older

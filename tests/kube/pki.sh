@@ -24,7 +24,7 @@ extendedKeyUsage=clientAuth${sans:+,serverAuth}"
 # kubeconfig NAME: the client certificate NAME as a kubeconfig at $state/kubeconfig/NAME.conf.
 kubeconfig() {
   local name=$1
-  cat >"$state/kubeconfig/$name.conf" <<CONF
+  install_conf "$state/kubeconfig/$name.conf" <<CONF
 apiVersion: v1
 kind: Config
 clusters:

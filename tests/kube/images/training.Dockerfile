@@ -5,11 +5,15 @@
 # "restricted" Pod Security Standard).
 FROM debian:12
 ARG RAY_VERSION
+# Behind a TLS-inspecting proxy pip needs its CA: scripts/kube image mounts this machine's bundle
+# for the build only (it is not in the image) and names it here.
+ARG PIP_CERT=
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 python3-venv procps \
  && rm -rf /var/lib/apt/lists/*
 RUN python3 -m venv /opt/venv/ray \
- && /opt/venv/ray/bin/pip install --no-cache-dir --disable-pip-version-check "ray==${RAY_VERSION}" \
+ && /opt/venv/ray/bin/pip install --no-cache-dir --disable-pip-version-check ${PIP_CERT:+--cert "$PIP_CERT"} \
+      "ray==${RAY_VERSION}" \
  && /opt/venv/ray/bin/python -m compileall -q /opt/venv/ray/lib >/dev/null
 RUN useradd --uid 1000 --user-group --create-home ray
 COPY tests/cluster/ray_program.py tests/cluster/ray_nodes.py /opt/raylaunch-test/

@@ -74,7 +74,9 @@ class Api:
         server ends (its timeout) is taken up again from the last version seen."""
         version = resource_version
         while not stop.is_set():
-            query = {"watch": "1", "timeoutSeconds": "30", "allowWatchBookmarks": "true"}
+            # No allowWatchBookmarks: kube-apiserver 1.35 then wants etcd's RequestWatchProgress,
+            # which etcd 3.4 (Debian 12's) lacks, and refuses the watch.
+            query = {"watch": "1", "timeoutSeconds": "30"}
             if version:
                 query["resourceVersion"] = version
             conn = self._conn(40)
@@ -96,8 +98,7 @@ class Api:
                     if event.get("type") == "ERROR":
                         version = None
                         break
-                    if event.get("type") != "BOOKMARK":
-                        yield event["type"], obj
+                    yield event["type"], obj
             except (OSError, http.client.HTTPException, json.JSONDecodeError):
                 if stop.is_set():
                     return

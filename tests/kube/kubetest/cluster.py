@@ -314,7 +314,9 @@ class KubeRun:
         return [Run(i, self.logs.text(uid, container, i), ended.get(i)) for i in range(max(starts) + 1)] \
             if starts else []
 
-    def wait_for(self, cond, timeout, what):
+    def wait_for(self, cond, timeout, what, period=0.25):
+        """cond() until it is true (returned); `period` between looks (a look that execs in a pod,
+        such as scenario.nodes, costs a Python start and Ray's import: a few seconds, not 0.25)."""
         deadline = time.monotonic() + timeout
         last_error = None
         while time.monotonic() < deadline:
@@ -324,7 +326,7 @@ class KubeRun:
                     return value
             except AssertionError as e:  # a pod that does not exist yet
                 last_error = e
-            time.sleep(0.25)
+            time.sleep(period)
         raise AssertionError(f"timed out after {timeout}s waiting for {what}"
                              + (f" (last: {last_error})" if last_error else "") + "\n" + self.describe())
 

@@ -39,7 +39,7 @@ def test_a_deleted_worker_is_drained_recreated_and_counted_once():
         new = k.wait_for(lambda: (p := k.pod("training-1")).uid != old.uid and p.ready and p, 240,
                          "training-1 recreated by the StatefulSet controller and Ready")
         assert new.ip != old.ip, (new.ip, old.ip)
-        k.wait_for(lambda: alive_names(k) == NAMES, 120, "3 ALIVE nodes, one per pod")
+        k.wait_for(lambda: alive_names(k) == NAMES, 120, "3 ALIVE nodes, one per pod", period=3)
         dead = [r for r in nodes(k) if r[0] == "DEAD"]
         eq([r[1] for r in dead], ["training-1"], "DEAD rows")
         assert dead[0][4].startswith("AUTOSCALER_DRAIN_PREEMPTED " + MESSAGE), dead[0]
@@ -61,7 +61,7 @@ def test_a_killed_worker_container_restarts_in_place_and_the_run_goes_on():
         eq((after.uid, after.ip), (before.uid, before.ip), "the same pod, the same IP")
         assert "joined the cluster" in after.runs[1].text() or "ray start" in after.runs[1].text(), \
             after.runs[1].text()[-2000:]
-        k.wait_for(lambda: alive_names(k) == NAMES, 180, "3 ALIVE nodes again (the old row DEAD)")
+        k.wait_for(lambda: alive_names(k) == NAMES, 180, "3 ALIVE nodes again (the old row DEAD)", period=3)
         code, out = k.exec("training-0", ["touch", "/tmp/go"])
         eq(code, 0, f"touch /tmp/go in the head: {out}")
         wait_log(k, "training-0", "staying up (--on-success stay)", 120)
