@@ -19,6 +19,8 @@ import time
 
 from . import podlog, workload
 from .api import Api, ApiError
+from .node import container_init, processes_of_container, pod_processes_left
+from .pods import Pod, Run
 
 REPO = workload.REPO
 STATE = os.environ.get("RAYLAUNCH_KUBE_DIR", "/var/lib/raylaunch-kube")
@@ -60,57 +62,6 @@ def kubectl(*args, input=None, timeout=120, check=True, env=None):
     if check and proc.returncode != 0:
         raise AssertionError(f"kubectl {' '.join(args)}: exit {proc.returncode}: {proc.stderr.strip()}")
     return proc
-
-
-class Run:
-    """One container start: its log as the node's files hold it, and how it ended."""
-
-    def __init__(self, index, log, ended):
-        self.index = index
-        self.text_ = log
-        ended = ended or {}
-        self.exit_code = ended.get("exitCode")
-        self.reason = ended.get("reason")
-        self.message = ended.get("message")
-        self.ended = bool(ended)
-
-    def text(self):
-        return self.text_
-
-    def lines(self, needle):
-        return [line for line in self.text_.splitlines() if needle in line]
-
-
-class Pod:
-    """The latest of a pod's objects by name (a recreated pod is a new object: new uid)."""
-
-    def __init__(self, run, obj):
-        self._run = run
-        self.obj = obj
-        meta, status = obj["metadata"], obj.get("status", {})
-        self.name, self.uid = meta["name"], meta["uid"]
-        self.deleting = "deletionTimestamp" in meta
-        self.ip = status.get("podIP")
-        self.phase = status.get("phase")
-        conds = {c["type"]: c["status"] for c in status.get("conditions", [])}
-        self.ready = conds.get("Ready") == "True"
-        self.scheduled = conds.get("PodScheduled") == "True"
-        cs = next(iter(status.get("containerStatuses", [])), {})
-        self.restart_count = cs.get("restartCount", 0)
-        self.state = cs.get("state", {})
-        self.last_state = cs.get("lastState", {})
-        self.container_id = (cs.get("containerID") or "").split("://")[-1] or None
-        self.running = "running" in self.state
-
-    @property
-    def runs(self):
-        return self._run.runs_of(self.uid)
-
-    def log_text(self, restart=None):
-        runs = self.runs
-        if restart is not None:
-            return runs[restart].text() if restart < len(runs) else ""
-        return "\n".join(r.text() for r in runs)
 
 
 class KubeRun:
@@ -409,52 +360,6 @@ class KubeRun:
             conn.close()
 
     def _wait_processes_gone(self, timeout):
-        uids = set(self.objects)
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not any(any(u.replace("-", "_") in g or u in g for u in uids) for g in _all_cgroups()):
-                return
+        while pod_processes_left(set(self.objects)) and time.monotonic() < deadline:
             time.sleep(0.5)
-
-
-def _all_cgroups():
-    out = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                with open(f"/proc/{pid}/cgroup") as f:
-                    out.append(f.read())
-            except OSError:
-                pass
-    return out
-
-
-def processes_of_container(cid):
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/cgroup") as f:
-                if cid not in f.read():
-                    continue
-            with open(f"/proc/{pid}/comm") as f:
-                found.append((int(pid), f.read().strip()))
-        except OSError:
-            pass
-    return sorted(found)
-
-
-def container_init(cid):
-    """The container's PID 1 as the node sees it: the oldest process of its cgroup whose parent
-    is outside it (the shim)."""
-    procs = dict(processes_of_container(cid)) if cid else {}
-    for pid in sorted(procs):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except OSError:
-            continue
-        if ppid not in procs:
-            return pid
-    return None
