@@ -47,6 +47,24 @@ std::string final_reason(const NodeSource& source, const JoinOptions& options, c
   return "join timed out after " + waited + ": " + progress(r, options.nodes);
 }
 
+// The quorum's grace starts when a table with names first shows `min_nodes` pods, and starts over
+// when one shows fewer. Never from a light table: it counts by IP, so a restarted pod's stale row
+// (its old IP) passes for a pod, and the grace would run out before the quorum is really there.
+void track_quorum(const JoinOptions& options, const AliveCount& named, util::Clock::TimePoint now,
+                  std::optional<util::Clock::TimePoint>& since) {
+  if (options.min_nodes <= 0) {
+    return;
+  }
+  if (named.distinct_alive() < options.min_nodes) {
+    since.reset();
+  } else if (!since) {
+    since = now;
+    spdlog::info("{}/{} nodes alive: a quorum (--min-nodes {}); starting with those present in {} unless all join "
+                 "sooner", named.distinct_alive(), options.nodes, options.min_nodes,
+                 util::format_duration(options.quorum_grace));
+  }
+}
+
 // "4/4 nodes alive after 4.1s (16 polls); counted once despite …", with the quorum's story.
 void log_joined(const JoinOptions& options, const JoinResult& r, std::chrono::milliseconds quorum_for) {
   const std::string line = progress_line(r.last_count, options.nodes);
@@ -110,24 +128,16 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
           return failed(reply.error());
         }
         AliveCount count = count_alive(reply.value(), options.expected_names);
-        if (options.min_nodes > 0) {
-          if (count.distinct_alive() < options.min_nodes) {
-            quorum_since.reset();
-          } else if (!quorum_since) {
-            quorum_since = clock.now();
-            spdlog::info("{}/{} nodes alive: a quorum (--min-nodes {}); starting with those present in {} unless all "
-                         "join sooner", count.distinct_alive(), options.nodes, options.min_nodes,
-                         util::format_duration(options.quorum_grace));
-          }
-        }
         if (!reply.value().has_names) {
           ++result.light_polls;
-          // The count that would decide: all wanted, or, on the last answer before the join
-          // timeout (no poll comes after it), a quorum, which the deadline then finds by name.
+          // The count that would decide: all wanted; or a quorum, when it would start its grace,
+          // or on the last answer before the join timeout (no poll comes after it), where the
+          // deadline then finds it by name.
           const bool last_before_deadline =
               util::ms_between(clock.now(), deadline) <=
               util::pause_after_answer(options.wait, util::ms_between(began, clock.now())) + k_last_poll_margin;
-          const int decisive = options.min_nodes > 0 && last_before_deadline ? options.min_nodes : wanted();
+          const bool quorum_decides = options.min_nodes > 0 && (!quorum_since || last_before_deadline);
+          const int decisive = quorum_decides ? options.min_nodes : wanted();
           const bool known_short = count.distinct_alive() == refuted.light && refuted.named < decisive;
           if (count.distinct_alive() >= decisive && !known_short) {
             auto full = source.poll(timeout, s);
@@ -145,6 +155,7 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
         if (last_named) {
           named_at = clock.now();
           result.last_named = count;
+          track_quorum(options, count, clock.now(), quorum_since);
         }
         result.answered = true;
         result.last_error.reset();

@@ -467,3 +467,25 @@ TEST_CASE("fewer than the quorum at the join timeout is still 75") {
   CHECK_FALSE(r.quorum);
   CHECK(r.reason == "join timed out after 30s: 2/4 nodes alive; missing: training-2, training-3");
 }
+
+TEST_CASE("a quorum's grace starts from names, not from a light count a stale row inflates (issue 26)") {
+  // training-1 restarted onto a new IP: its old row is still ALIVE, so by address 3 pods look
+  // present while 2 are. training-2 comes 6 s in: the 5 s grace runs from then, not from the
+  // first light answer (which would have let the quorum start the moment training-2 arrived).
+  FakeClock clock;
+  const TimedSource::Pods restarted = {{"training-0", "10.0.0.1"}, {"training-1", "10.0.0.2"},
+                                       {"training-1", "10.0.0.9"}};
+  TimedSource::Pods with_two = restarted;
+  with_two.emplace_back("training-2", "10.0.0.3");
+  TimedSource source(clock, {{0ms, restarted}, {6s, with_two}}, true);
+  JoinOptions o = four(60s);
+  o.min_nodes = 3;
+  o.quorum_grace = 5s;
+  const JoinResult r = wait_for_nodes(source, o, clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::ready);
+  CHECK(r.quorum);
+  CHECK_FALSE(r.quorum_cut_short);
+  CHECK(r.last_count.missing == std::vector<std::string>{"training-3"});
+  CHECK(r.elapsed >= 6s + 5s);
+  CHECK(r.elapsed < 6s + 5s + 1s);
+}
