@@ -145,8 +145,10 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
               return failed(full.error());
             }
             const AliveCount confirmed = count_alive(full.value(), options.expected_names);
-            refuted = confirmed.distinct_alive() < decisive ? Refuted{count.distinct_alive(), confirmed.distinct_alive()}
-                                                            : Refuted{};
+            refuted = Refuted{};
+            if (confirmed.distinct_alive() < decisive) {
+              refuted = Refuted{count.distinct_alive(), confirmed.distinct_alive()};
+            }
             reply = std::move(full);
             count = confirmed;
           }
@@ -180,7 +182,8 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
     result.quorum_cut_short = true;
   }
   if (result.end == util::WaitEnd::ready) {
-    log_joined(options, result, quorum_since ? util::ms_between(*quorum_since, clock.now()) : std::chrono::milliseconds(0));
+    const auto quorum_for = quorum_since ? util::ms_between(*quorum_since, clock.now()) : std::chrono::milliseconds(0);
+    log_joined(options, result, quorum_for);
   }
   result.reason = final_reason(source, options, result);
   return result;

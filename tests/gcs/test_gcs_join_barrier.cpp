@@ -427,6 +427,14 @@ class TimedSource final : public NodeSource {
   bool m_light;
 };
 
+// Four pods, a quorum of three after `grace`, the join timeout `timeout`.
+JoinOptions three_of_four(std::chrono::milliseconds grace, std::chrono::milliseconds timeout) {
+  JoinOptions o = four(timeout);
+  o.min_nodes = 3;
+  o.quorum_grace = grace;
+  return o;
+}
+
 const TimedSource::Pods k_three_of_four = {{"training-0", "10.0.0.1"}, {"training-1", "10.0.0.2"},
                                            {"training-3", "10.0.0.4"}};
 
@@ -439,10 +447,7 @@ TEST_CASE("a quorum at the join timeout starts the command with those present, i
     INFO((light ? "light polls between named ones (Ray >= 2.51)" : "every poll named"));
     FakeClock clock;
     TimedSource source(clock, {{0ms, {{"training-0", "10.0.0.1"}}}, {50s, k_three_of_four}}, light);
-    JoinOptions o = four(60s);
-    o.min_nodes = 3;
-    o.quorum_grace = 60s;
-    const JoinResult r = wait_for_nodes(source, o, clock, {});
+    const JoinResult r = wait_for_nodes(source, three_of_four(60s, 60s), clock, {});
     CHECK(r.end == launcher::util::WaitEnd::ready);
     CHECK(r.quorum);
     CHECK(r.quorum_cut_short);
@@ -460,9 +465,7 @@ TEST_CASE("a quorum at the join timeout starts the command with those present, i
 TEST_CASE("fewer than the quorum at the join timeout is still 75") {
   FakeClock clock;
   TimedSource source(clock, {{0ms, {{"training-0", "10.0.0.1"}, {"training-1", "10.0.0.2"}}}}, true);
-  JoinOptions o = four(30s);
-  o.min_nodes = 3;
-  const JoinResult r = wait_for_nodes(source, o, clock, {});
+  const JoinResult r = wait_for_nodes(source, three_of_four(60s, 30s), clock, {});
   CHECK(r.end == launcher::util::WaitEnd::not_ready);
   CHECK_FALSE(r.quorum);
   CHECK(r.reason == "join timed out after 30s: 2/4 nodes alive; missing: training-2, training-3");
@@ -478,10 +481,7 @@ TEST_CASE("a quorum's grace starts from names, not from a light count a stale ro
   TimedSource::Pods with_two = restarted;
   with_two.emplace_back("training-2", "10.0.0.3");
   TimedSource source(clock, {{0ms, restarted}, {6s, with_two}}, true);
-  JoinOptions o = four(60s);
-  o.min_nodes = 3;
-  o.quorum_grace = 5s;
-  const JoinResult r = wait_for_nodes(source, o, clock, {});
+  const JoinResult r = wait_for_nodes(source, three_of_four(5s, 60s), clock, {});
   CHECK(r.end == launcher::util::WaitEnd::ready);
   CHECK(r.quorum);
   CHECK_FALSE(r.quorum_cut_short);

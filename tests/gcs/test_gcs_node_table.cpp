@@ -159,5 +159,6 @@ TEST_CASE("a node under another name is counted, never called missing once enoug
   // Too few alive: the names without a row are missing, and the stray is named beside them.
   const AliveCount three =
       count_alive(table({entry("training-0", true), entry("training-1", true), entry("other-7", true)}), k_four);
-  CHECK(progress_line(three, 4) == "3/4 nodes alive; missing: training-2, training-3; alive under other names: other-7");
+  CHECK(progress_line(three, 4) ==
+        "3/4 nodes alive; missing: training-2, training-3; alive under other names: other-7");
 }
