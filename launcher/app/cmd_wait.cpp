@@ -4,6 +4,7 @@
 #include "app/targets.hpp"
 #include "app/process_setup.hpp"
 #include "gcs/waits.hpp"
+#include "plan/pod_identity.hpp"
 #include "redis/redis_wait.hpp"
 #include "util/fatal.hpp"
 
@@ -29,12 +30,23 @@ int wait_for_head(const Config& config, const GcsTarget& target, const gcs::Cred
   return finish_wait(result.end, result.reason + hint, signals.signal());
 }
 
+// The pod names a wait can expect: none without a pod identity (a one-node wait from a
+// workstation or a debugging shell), whose one node is named whatever `ray start --node-name`
+// said, not after this host ("0/1 nodes alive; missing: devbox" would blame a host that is no
+// Ray node).
+std::vector<std::string> expected_names(const GcsTarget& target) {
+  if (target.identity && target.identity->ordinal_source == k_single_node_ordinal) {
+    return {};
+  }
+  return target.expected_names;
+}
+
 // Head side: the join barrier, N distinct ALIVE pods in the GCS node table.
 int wait_for_nodes(const Config& config, const GcsTarget& target, const gcs::Credentials& credentials) {
   gcs::GcsNodeSource source(target.address, credentials);
   gcs::JoinOptions options;
   options.nodes = config.nodes;
-  options.expected_names = target.expected_names;
+  options.expected_names = expected_names(target);
   options.wait.timeout = config.join_timeout;
   util::SteadyClock clock;
   const StopOnSignal signals;

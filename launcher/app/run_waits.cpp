@@ -165,7 +165,7 @@ WaitFinished RunWaits::check_versions(std::stop_token stop) {
       gcs::compare_versions(*head.value().versions, {mine.ray, mine.python}, mine.source,
                             gcs::python_match(m_versions.python_match_level));
   if (!check.mismatch) {
-    spdlog::info("versions: {}", check.line);
+    spdlog::log(check.warning ? spdlog::level::warn : spdlog::level::info, "versions: {}", check.line);
     return go;
   }
   if (m_config.checks != ChecksPolicy::strict) {

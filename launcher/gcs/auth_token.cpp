@@ -164,8 +164,7 @@ util::Result<TokenLookup> load_auth_token(const util::EnvMap& env, const TokenPa
     }
   }
   if (found.token) {
-    util::add_secret(found.token->value);
-    lookup.live = std::make_shared<LiveToken>(*found.token);
+    lookup.live = std::make_shared<LiveToken>(*found.token);  // registers it as a secret
   }
   lookup.token = std::move(found.token);
   lookup.unusable = std::move(found.problem);
@@ -188,8 +187,18 @@ LiveToken::Stamp LiveToken::stamp_of(const std::string& path) {
 
 // The stamp is taken before the read: a change between the two shows as a change next time.
 LiveToken::LiveToken(AuthToken token) : m_token(std::move(token)) {
+  remember(m_token.value);
   if (!m_token.path.empty()) {
     m_stamp = stamp_of(m_token.path);
+  }
+}
+
+void LiveToken::remember(const std::string& value) {
+  util::add_secret(value);
+  m_registered.push_back(value);
+  while (m_registered.size() > k_kept_tokens) {
+    util::remove_secret(m_registered.front());
+    m_registered.pop_front();
   }
 }
 
@@ -210,7 +219,7 @@ std::string LiveToken::value() {
   }
   m_stamp = now;
   if (fresh.value() != m_token.value) {
-    util::add_secret(fresh.value());
+    remember(fresh.value());
     m_token.value = std::move(fresh).value();
     ++m_reloads;
     spdlog::info("Ray's auth token changed in {}: sending the new one", m_token.source);

@@ -1,6 +1,7 @@
 #pragma once
 #include <sys/types.h>
 #include <ctime>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -72,6 +73,14 @@ util::Result<TokenLookup> load_auth_token(const util::EnvMap& env, const TokenPa
 // `source` names it in the error. How every file source is read, and re-read (LiveToken).
 util::Result<std::string> read_token_file(const std::string& path, const std::string& source);
 
+// How many of a rotating token's values stay registered as secrets: the one sent now and the two
+// before it. A value sent minutes ago may still show in a line (a call in flight when the file
+// changed, a server that echoes what it was sent); one rotated out twice (at least 16 minutes
+// old for Ray's 10-minute tokens, renewed at 80 % of their life) has expired and is sent by
+// nobody. Keeping every value would grow the list every log line is checked against for as long
+// as the run lasts (180 a day at that pace, up to k_max_token_bytes each).
+inline constexpr std::size_t k_kept_tokens = 3;
+
 // The token a call sends, following its file. Kubernetes rotates projected service-account tokens
 // (the kubelet refreshes them at 80 % of their lifetime; Ray's own are 10-minute tokens,
 // k8s_constants.h kRaySATokenDefaultTTLSeconds) by swapping the volume's ..data symlink, and Ray
@@ -84,8 +93,9 @@ class LiveToken {
 
   // The value to send now. For a token read from a file, one stat() per call: when the file is
   // another file than the one read (device, inode, size or mtime differ; stat follows symlinks),
-  // it is read again and, if usable, replaces the token (registered as a secret first). A file
-  // that is missing or unusable for a moment (mid-rotation) keeps the token last read.
+  // it is read again and, if usable, replaces the token (registered as a secret first; the value
+  // k_kept_tokens back is unregistered). A file that is missing or unusable for a moment
+  // (mid-rotation) keeps the token last read.
   std::string value();
 
   // How many times the file was read again (tests, logs).
@@ -100,9 +110,11 @@ class LiveToken {
     bool operator==(const Stamp& o) const;
   };
   static Stamp stamp_of(const std::string& path);
+  void remember(const std::string& value);  // registers it, unregisters the oldest beyond k_kept_tokens
 
   mutable std::mutex m_mutex;
   AuthToken m_token;
+  std::deque<std::string> m_registered;  // the values this token registered as secrets, oldest first
   Stamp m_stamp;
   int m_reloads = 0;
 };

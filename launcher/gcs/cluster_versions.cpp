@@ -1,5 +1,7 @@
 #include "gcs/cluster_versions.hpp"
 
+#include <algorithm>
+
 #include "gcs/cluster_rpcs.hpp"
 #include "util/json.hpp"
 #include "util/strings.hpp"
@@ -19,6 +21,11 @@ std::string major_minor(const std::string& version) {
     return version;
   }
   return version.substr(0, version.find('.', first + 1));
+}
+
+// "3.11.2" has one; "3.11" (read from an interpreter's name) does not.
+bool has_patch(const std::string& version) {
+  return std::count(version.begin(), version.end(), '.') >= 2;
 }
 
 std::string versions_text(const RayVersions& v) {
@@ -70,10 +77,8 @@ VersionCheck compare_versions(const RayVersions& head, const RayVersions& mine, 
                               PythonMatch level) {
   VersionCheck c;
   const bool ray_differs = !mine.ray.empty() && mine.ray != head.ray;
-  const bool python_differs =
-      !mine.python.empty() &&
-      (level == PythonMatch::patch ? mine.python != head.python : major_minor(mine.python) != major_minor(head.python));
-  if (ray_differs || python_differs) {
+  const bool minor_differs = !mine.python.empty() && major_minor(mine.python) != major_minor(head.python);
+  if (ray_differs || minor_differs) {
     c.mismatch = true;
     c.line = "this worker has " + versions_text(mine) + " (" + mine_source + "), the head " + versions_text(head) +
              ": Ray refuses a node whose versions differ from the head's (fix: the same image, or the same "
@@ -84,9 +89,19 @@ VersionCheck compare_versions(const RayVersions& head, const RayVersions& mine, 
   if (mine.ray.empty() || mine.python.empty()) {
     c.line += " (" + std::string(mine.ray.empty() ? "Ray's" : "Python's") + " version not compared: " + mine_source +
               ")";
-  } else if (level == PythonMatch::minor && mine.python != head.python) {
+  } else if (!has_patch(mine.python)) {
+    c.line += " (Python's patch level not compared: only " + mine.python + " is known here, " + mine_source + ")";
+  } else if (mine.python != head.python && level == PythonMatch::minor) {
     c.line += " (Python's patch level differs: " + mine.python + " here, " + head.python +
               " on the head; RAY_DEFAULT_PYTHON_VERSION_MATCH_LEVEL=minor allows it)";
+  } else if (mine.python != head.python) {
+    c.warning = true;
+    c.line = "Python's patch level differs: " + mine.python + " here (" + mine_source + "), " + head.python +
+             " on the head. Not refused: a virtualenv's pyvenv.cfg keeps the version it was made with, so an "
+             "interpreter upgraded in place since (or a virtualenv copied onto a newer base) still reads as the "
+             "old one. Ray compares the running interpreter's and refuses the node after ray start if they "
+             "really differ (fix: the same Python on every pod, or RAY_DEFAULT_PYTHON_VERSION_MATCH_LEVEL=minor "
+             "on the workers for Ray to accept it)";
   }
   return c;
 }

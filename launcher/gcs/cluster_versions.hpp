@@ -39,12 +39,18 @@ enum class PythonMatch { patch, minor };
 PythonMatch python_match(std::string_view env_value);
 
 struct VersionCheck {
-  bool mismatch = false;
-  std::string line;  // mismatch: both versions named and the fix; else what was compared, or why not
+  bool mismatch = false;  // a failed node check: Ray would refuse this node
+  bool warning = false;   // not refused, but the line is a warning (a patch-only difference)
+  std::string line;       // mismatch: both versions named and the fix; else what was compared, or why not
 };
 
-// Ray's own rule (check_version_info): the Ray versions equal, and Python's to `level`. A part
-// `mine` does not know ("") is not compared, and the line says so.
+// Ray's own rule (check_version_info) where files can tell: the Ray versions equal, Python's
+// major.minor equal. Python's patch level is only warned about, whatever `level`: this image's
+// comes from pyvenv.cfg, written once when the virtualenv was made, so after an in-place upgrade
+// of its interpreter (or a virtualenv copied onto a newer base) it is stale, and refusing on it
+// would refuse a node Ray accepts; Ray itself compares the running interpreter's after `ray
+// start` (to `level`). A part `mine` does not know ("", or a version without its patch level) is
+// not compared, and the line says so.
 VersionCheck compare_versions(const RayVersions& head, const RayVersions& mine, const std::string& mine_source,
                               PythonMatch level);
 

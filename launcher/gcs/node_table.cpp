@@ -138,14 +138,18 @@ std::string name_list(const std::vector<std::string>& names, std::size_t max_nam
 
 std::string progress_line(const AliveCount& count, int wanted, std::size_t max_names) {
   std::string line = std::to_string(count.distinct_alive()) + "/" + std::to_string(wanted) + " nodes alive";
-  if (!count.missing.empty()) {
+  // A pod is missing only while too few are alive: once `wanted` are, an expected name without a
+  // row belongs to a node that registered under another name (a `ray start` without
+  // --node-name=<pod>: Ray names it after its IP), and "1/1 nodes alive; missing: training-0"
+  // would say what did not happen.
+  if (!count.missing.empty() && count.distinct_alive() < wanted) {
     line += "; missing: " + name_list(count.missing, max_names);
   }
   if (!count.duplicated.empty()) {
     line += "; counted once despite a stale ALIVE entry: " + name_list(count.duplicated, max_names);
   }
   if (!count.unexpected.empty()) {
-    line += "; also alive: " + name_list(count.unexpected, max_names);
+    line += "; alive under other names: " + name_list(count.unexpected, max_names);
   }
   return line;
 }

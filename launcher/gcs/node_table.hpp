@@ -65,7 +65,9 @@ struct AliveCount {
 // a table without names.
 AliveCount count_alive(const NodeTable& table, const std::vector<std::string>& expected);
 
-// "3/4 nodes alive; missing: training-2" (at most `max_names` names, then "and N more").
+// "3/4 nodes alive; missing: training-2" (at most `max_names` names, then "and N more"); the
+// missing are named only while fewer than `wanted` pods are alive, and ALIVE rows under names not
+// expected are named after them ("alive under other names: 10.0.0.5").
 std::string progress_line(const AliveCount& count, int wanted, std::size_t max_names = 10);
 
 // "a, b, c and 4 more" for logs that must stay one line even with 4,096 names.

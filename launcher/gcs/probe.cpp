@@ -1,6 +1,8 @@
 #include "gcs/probe.hpp"
 
+#include "gcs/cluster_rpcs.hpp"
 #include "gcs/gcs_client.hpp"
+#include "gcs/own_node.hpp"
 #include "util/parse.hpp"
 #include "util/platform.hpp"
 #include "util/strings.hpp"
@@ -82,6 +84,7 @@ struct Prober::Clients {
   GcsClient head_gcs;
   HealthClient raylet;
   ReadinessCache unfiltered;
+  std::optional<NodeId> own_id;  // this pod's row, once an answer by name found it ALIVE (Ray >= 2.49)
 };
 
 Prober::Prober(ProbeTarget target, Credentials credentials, util::Clock* clock)
@@ -130,6 +133,24 @@ ProbeResult Prober::probe(ProbeKind kind) {
   } else {
     m_clients->unfiltered.clear();
   }
+  // On Ray >= 2.49 a node id is a map lookup on the GCS, a name a scan of every row on every
+  // release (gcs_node_manager.cc, HandleGetAllNodeInfo: only node-id-only selectors take the fast
+  // path; 2.36-2.48 apply their Filters row by row, an id as much as a name). So once an answer by
+  // name has found this pod's row, the next ones ask for that row by its id; a row no longer ALIVE
+  // (DEAD, or gone with a new head) sends the answer back to the name, under which a new raylet of
+  // this pod registers.
+  std::optional<NodeId>& own_id = m_clients->own_id;
+  if (filter == NodeFilter::node_selectors && own_id) {
+    const auto row = get_nodes(gcs, NodeMatch{own_id, ""}, filter, left(), {});
+    if (!row) {
+      return failed(row.error());
+    }
+    ProbeResult by_id = readiness_from(row.value(), m_target.node_name, who);
+    if (by_id.healthy) {
+      return by_id;
+    }
+    own_id.reset();
+  }
   const auto table = gcs.get_node_info_by_name(m_target.node_name, filter, left());
   if (!table) {
     return failed(table.error());
@@ -137,6 +158,9 @@ ProbeResult Prober::probe(ProbeKind kind) {
   ProbeResult result = readiness_from(table.value(), m_target.node_name, who);
   if (filter == NodeFilter::none) {
     m_clients->unfiltered.store(result);
+  } else if (filter == NodeFilter::node_selectors) {
+    const auto found = own_node_in(table.value(), m_target.node_name);
+    own_id = found ? std::optional<NodeId>(found->id) : std::nullopt;
   }
   return result;
 }

@@ -37,8 +37,11 @@ ProbeResult run_probe(ProbeKind kind, const ProbeTarget& target, const Credentia
 
 // The same probes on channels kept open across calls, for the resident health endpoint (one
 // caller at a time: its probe thread). The GCS's version is learnt once per channel (again after
-// a failed call). Where the version cannot filter (Ray <= 2.35), a worker's readiness answer is
-// reused for 30 s plus jitter (ReadinessCache), so the GCS sends its table at most that often.
+// a failed call). A worker's readiness asks by name until it finds this pod's ALIVE row, then, on
+// Ray >= 2.49, by that row's node id: a map lookup on the GCS where a name is a scan of every row
+// (back to the name when the row is no longer ALIVE). Where the version cannot filter (Ray <=
+// 2.35), the answer is reused for 30 s plus jitter (ReadinessCache), so the GCS sends its table at
+// most that often.
 class Prober {
  public:
   // `clock` (tests, benchmarks) must outlive the Prober; null: the steady clock.

@@ -14,6 +14,10 @@ namespace {
 // Names are asked for at least this often while light polls run: they are what the log shows.
 constexpr std::chrono::milliseconds k_names_every{10'000};
 
+// How far ahead of the deadline a light answer counts as the last one, beyond the pause that
+// follows it: the scheduling jitter between this estimate and paced_wait's own.
+constexpr std::chrono::milliseconds k_last_poll_margin{100};
+
 // "3/4 nodes alive; missing: training-2"; from a light count, the names of the last full poll.
 std::string progress(const JoinResult& r, int wanted) {
   if (r.last_named && r.last_named->distinct_alive() != r.last_count.distinct_alive()) {
@@ -43,14 +47,57 @@ std::string final_reason(const NodeSource& source, const JoinOptions& options, c
   return "join timed out after " + waited + ": " + progress(r, options.nodes);
 }
 
+// The quorum's grace starts when a table with names first shows `min_nodes` pods, and starts over
+// when one shows fewer. Never from a light table: it counts by IP, so a restarted pod's stale row
+// (its old IP) passes for a pod, and the grace would run out before the quorum is really there.
+void track_quorum(const JoinOptions& options, const AliveCount& named, util::Clock::TimePoint now,
+                  std::optional<util::Clock::TimePoint>& since) {
+  if (options.min_nodes <= 0) {
+    return;
+  }
+  if (named.distinct_alive() < options.min_nodes) {
+    since.reset();
+  } else if (!since) {
+    since = now;
+    spdlog::info("{}/{} nodes alive: a quorum (--min-nodes {}); starting with those present in {} unless all join "
+                 "sooner", named.distinct_alive(), options.nodes, options.min_nodes,
+                 util::format_duration(options.quorum_grace));
+  }
+}
+
+// "4/4 nodes alive after 4.1s (16 polls); counted once despite …", with the quorum's story.
+void log_joined(const JoinOptions& options, const JoinResult& r, std::chrono::milliseconds quorum_for) {
+  const std::string line = progress_line(r.last_count, options.nodes);
+  const auto notes = line.find(';');
+  std::string quorum;
+  if (r.quorum_cut_short) {
+    quorum = fmt::format(": a quorum (--min-nodes {}) at the {} join timeout, its {} grace cut short after {}; the "
+                         "others join Ray when they come",
+                         options.min_nodes, util::format_duration(options.wait.timeout),
+                         util::format_duration(options.quorum_grace), util::format_elapsed(quorum_for));
+  } else if (r.quorum) {
+    quorum = fmt::format(": a quorum (--min-nodes {}) after its {} grace; the others join Ray when they come",
+                         options.min_nodes, util::format_duration(options.quorum_grace));
+  }
+  spdlog::info("{} after {:.1f}s ({}){}{}", line.substr(0, notes), static_cast<double>(r.elapsed.count()) / 1000.0,
+               util::plural(r.polls, "poll"), quorum, notes == std::string::npos ? std::string() : line.substr(notes));
+}
+
 }  // namespace
 
 JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::Clock& clock, std::stop_token stop) {
   using Kind = util::Attempt::Kind;
   JoinResult result;
+  const util::Clock::TimePoint deadline = clock.now() + options.wait.timeout;
   std::optional<util::Clock::TimePoint> named_at;
   std::optional<util::Clock::TimePoint> quorum_since;  // when min_nodes were first ALIVE (again)
-  int refuted = -1;  // a light count a full poll contradicted: not re-checked until it changes
+  bool last_named = false;  // result.last_count came from a table with names
+  // A light count a full poll contradicted: not re-checked while it stands and the named count
+  // it got cannot decide anything.
+  struct Refuted {
+    int light = -1;
+    int named = 0;
+  } refuted;
   // How many pods end the wait now: all of them, or the quorum once its grace has passed.
   auto wanted = [&]() {
     const bool due = options.min_nodes > 0 && quorum_since && clock.now() - *quorum_since >= options.quorum_grace;
@@ -74,38 +121,43 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
   const util::WaitReport report = util::paced_wait(
       source.describe(), options.wait, clock, stop,
       [&](std::chrono::milliseconds timeout, std::stop_token s) -> util::Attempt {
+        const util::Clock::TimePoint began = clock.now();
         const bool names_due = !named_at || clock.now() - *named_at >= k_names_every;
         auto reply = names_due ? source.poll(timeout, s) : source.poll_light(timeout, s);
         if (!reply) {
           return failed(reply.error());
         }
         AliveCount count = count_alive(reply.value(), options.expected_names);
-        if (options.min_nodes > 0) {
-          if (count.distinct_alive() < options.min_nodes) {
-            quorum_since.reset();
-          } else if (!quorum_since) {
-            quorum_since = clock.now();
-            spdlog::info("{}/{} nodes alive: a quorum (--min-nodes {}); starting with those present in {} unless all "
-                         "join sooner", count.distinct_alive(), options.nodes, options.min_nodes,
-                         util::format_duration(options.quorum_grace));
-          }
-        }
         if (!reply.value().has_names) {
           ++result.light_polls;
-          if (count.distinct_alive() >= wanted() && count.distinct_alive() != refuted) {
+          // The count that would decide: all wanted; or a quorum, when it would start its grace,
+          // or on the last answer before the join timeout (no poll comes after it), where the
+          // deadline then finds it by name.
+          const bool last_before_deadline =
+              util::ms_between(clock.now(), deadline) <=
+              util::pause_after_answer(options.wait, util::ms_between(began, clock.now())) + k_last_poll_margin;
+          const bool quorum_decides = options.min_nodes > 0 && (!quorum_since || last_before_deadline);
+          const int decisive = quorum_decides ? options.min_nodes : wanted();
+          const bool known_short = count.distinct_alive() == refuted.light && refuted.named < decisive;
+          if (count.distinct_alive() >= decisive && !known_short) {
             auto full = source.poll(timeout, s);
             if (!full) {
               return failed(full.error());
             }
             const AliveCount confirmed = count_alive(full.value(), options.expected_names);
-            refuted = confirmed.distinct_alive() < wanted() ? count.distinct_alive() : -1;
+            refuted = Refuted{};
+            if (confirmed.distinct_alive() < decisive) {
+              refuted = Refuted{count.distinct_alive(), confirmed.distinct_alive()};
+            }
             reply = std::move(full);
             count = confirmed;
           }
         }
-        if (reply.value().has_names) {
+        last_named = reply.value().has_names;
+        if (last_named) {
           named_at = clock.now();
           result.last_named = count;
+          track_quorum(options, count, clock.now(), quorum_since);
         }
         result.answered = true;
         result.last_error.reset();
@@ -114,24 +166,24 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
           options.on_answer(result.last_count);
         }
         const int present = result.last_count.distinct_alive();
-        const bool joined = reply.value().has_names && present >= wanted();
+        const bool joined = last_named && present >= wanted();
         result.quorum = joined && present < options.nodes;
         return {joined ? Kind::done : Kind::waiting, progress_line(result.last_count, options.nodes)};
       });
   result.end = report.end;
   result.polls = report.attempts;
   result.elapsed = report.elapsed;
+  // The join timeout, with a quorum present by name at the last answer: it starts the command
+  // now, the rest of its grace given up (docs/run.md, "A quorum barrier").
+  if (result.end == util::WaitEnd::not_ready && options.min_nodes > 0 && last_named &&
+      result.last_count.distinct_alive() >= options.min_nodes) {
+    result.end = util::WaitEnd::ready;
+    result.quorum = true;
+    result.quorum_cut_short = true;
+  }
   if (result.end == util::WaitEnd::ready) {
-    // "4/4 nodes alive after 4.1s (16 polls); counted once despite …"
-    const std::string& line = report.last_line;
-    const auto notes = line.find(';');
-    spdlog::info("{} after {:.1f}s ({}){}{}", line.substr(0, notes),
-                 static_cast<double>(result.elapsed.count()) / 1000.0, util::plural(result.polls, "poll"),
-                 result.quorum ? fmt::format(": a quorum (--min-nodes {}) after its {} grace; the others join Ray "
-                                             "when they come",
-                                             options.min_nodes, util::format_duration(options.quorum_grace))
-                               : std::string(),
-                 notes == std::string::npos ? std::string() : line.substr(notes));
+    const auto quorum_for = quorum_since ? util::ms_between(*quorum_since, clock.now()) : std::chrono::milliseconds(0);
+    log_joined(options, result, quorum_for);
   }
   result.reason = final_reason(source, options, result);
   return result;

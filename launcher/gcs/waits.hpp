@@ -44,8 +44,10 @@ struct JoinOptions {
   std::function<void(const AliveCount&)> on_answer;
   // A quorum (0: off, exactly `nodes`): once at least `min_nodes` pods have been ALIVE for
   // `quorum_grace` — torchrun's last call after --nnodes=MIN:MAX — the barrier is done with those
-  // present. The grace starts when the count first reaches min_nodes, and again whenever it falls
-  // below; all `nodes` present ends it at once.
+  // present. The grace starts when a count by name (never a light one by IP, which a restarted
+  // pod's stale row inflates) first reaches min_nodes, and again whenever one falls below; all
+  // `nodes` present ends it at once; at least `min_nodes` present at the join timeout
+  // end it then, the grace cut short (JoinResult::quorum_cut_short).
   int min_nodes = 0;
   std::chrono::milliseconds quorum_grace{60'000};
 };
@@ -53,6 +55,7 @@ struct JoinOptions {
 struct JoinResult {
   util::WaitEnd end = util::WaitEnd::unreachable;  // ready: joined; not_ready: too few at the deadline
   bool quorum = false;                             // ready with fewer than `nodes` (a quorum)
+  bool quorum_cut_short = false;                   // the quorum was taken at the join timeout, in its grace
   AliveCount last_count;                           // from the last answer (empty if none)
   std::optional<AliveCount> last_named;            // from the last answer with names: who is missing
   int light_polls = 0;                             // polls answered by the light call

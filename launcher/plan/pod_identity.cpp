@@ -135,7 +135,7 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
     }
   } else if (config.nodes == 1) {
     id.ordinal = 0;
-    id.ordinal_source = "single node (nodes=1)";
+    id.ordinal_source = k_single_node_ordinal;
   } else {
     problems.push_back("ordinal: hostname \"" + util::printable(facts.hostname) +
                        "\" has no -N suffix and neither RAYLAUNCH_ORDINAL nor JOB_COMPLETION_INDEX is set "

@@ -26,6 +26,10 @@ std::vector<std::string> pod_names(const std::string& base, int nodes);
 enum class Role { head, worker };
 const char* to_string(Role r);
 
+// The ordinal source of a one-node job whose pod has no ordinal of its own (no -N hostname, no
+// --ordinal, no JOB_COMPLETION_INDEX): a workstation or a debugging shell as much as a pod.
+inline constexpr const char* k_single_node_ordinal = "single node (nodes=1)";
+
 // Who this pod is in the Ray cluster and where its head lives.
 struct PodIdentity {
   Role role = Role::head;

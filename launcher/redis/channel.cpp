@@ -38,9 +38,11 @@ util::Result<Channel, RedisError> Channel::open(const std::string& ip, int port,
                                                 std::shared_ptr<const TlsClient> tls, std::stop_token stop) {
   using R = util::Result<Channel, RedisError>;
   const Clock::time_point deadline = Clock::now() + timeout;
-  auto connected = net::tcp_connect(ip, port, timeout);
+  // The stop token reaches the connect too: a Redis whose SYNs are dropped (a firewall, a node
+  // gone) would otherwise hold a SIGTERMed preflight for the whole attempt.
+  auto connected = net::tcp_connect(ip, port, timeout, stop);
   if (!connected) {
-    return R::failure({Kind::connect, connected.error()});
+    return R::failure({stop.stop_requested() ? Kind::stopped : Kind::connect, connected.error()});
   }
   util::Fd fd = std::move(connected).value();
   // A request is one write, but a long pipeline may leave in several segments: without

@@ -47,6 +47,10 @@ class ThrottledLog {
 
 }  // namespace
 
+std::chrono::milliseconds pause_after_answer(const WaitOptions& options, std::chrono::milliseconds attempt_time) {
+  return std::clamp(attempt_time * k_slow_reply_factor, options.min_interval, options.max_backoff);
+}
+
 int exit_code_of(WaitEnd end, int stop_signal) {
   switch (end) {
     case WaitEnd::ready:
@@ -121,7 +125,7 @@ WaitReport paced_wait(const std::string& what, const WaitOptions& options, Clock
         if (progress.due(a.line, after)) {
           spdlog::info("{}", a.line);
         }
-        delay = std::clamp(ms_between(now, after) * k_slow_reply_factor, options.min_interval, options.max_backoff);
+        delay = pause_after_answer(options, ms_between(now, after));
         break;
       case Attempt::Kind::failed:
         if (stop.stop_requested()) {

@@ -66,6 +66,11 @@ struct WaitOptions {
   std::chrono::milliseconds progress_every{10'000};  // log at every change, and this often
 };
 
+// The pause paced_wait takes after an answered (`waiting`) attempt that took `attempt_time`: 10×
+// its time, within [min_interval, max_backoff]. A caller that must know whether its attempt is the
+// last before the deadline (the quorum taken at the join timeout) asks this, not a copy of it.
+std::chrono::milliseconds pause_after_answer(const WaitOptions& options, std::chrono::milliseconds attempt_time);
+
 enum class WaitEnd {
   ready,        // an attempt said done
   not_ready,    // the deadline passed; the last attempt was answered (`waiting`), or the deadline cut

@@ -13,9 +13,15 @@ namespace {
 // "abcde", so a 3-byte password masks itself without masking every word that contains it.
 constexpr std::size_t k_substring_min = 4;
 
+// A registered secret, and how many registrations hold it.
+struct Secret {
+  std::string text;
+  int holders = 1;
+};
+
 std::mutex g_mutex;
-std::vector<std::string>& secrets() {
-  static std::vector<std::string> s;
+std::vector<Secret>& secrets() {
+  static std::vector<Secret> s;
   return s;
 }
 
@@ -32,22 +38,32 @@ void add_secret(std::string secret) {
     return;
   }
   const std::lock_guard lock(g_mutex);
-  for (const std::string& s : secrets()) {
-    if (s == secret) {
+  for (Secret& s : secrets()) {
+    if (s.text == secret) {
+      ++s.holders;
       return;
     }
   }
   // Longest first: a secret that contains a shorter one is replaced whole, not half-masked.
   const auto at = std::find_if(secrets().begin(), secrets().end(),
-                               [&](const std::string& s) { return s.size() < secret.size(); });
-  secrets().insert(at, std::move(secret));
+                               [&](const Secret& s) { return s.text.size() < secret.size(); });
+  secrets().insert(at, Secret{std::move(secret)});
+}
+
+void remove_secret(const std::string& secret) {
+  const std::lock_guard lock(g_mutex);
+  const auto it =
+      std::find_if(secrets().begin(), secrets().end(), [&](const Secret& s) { return s.text == secret; });
+  if (it != secrets().end() && --it->holders == 0) {
+    secrets().erase(it);
+  }
 }
 
 std::size_t longest_secret() {
   const std::lock_guard lock(g_mutex);
   std::size_t longest = 0;
-  for (const std::string& s : secrets()) {
-    longest = std::max(longest, s.size());
+  for (const Secret& s : secrets()) {
+    longest = std::max(longest, s.text.size());
   }
   return longest;
 }
@@ -55,7 +71,8 @@ std::size_t longest_secret() {
 std::string redact(std::string_view text) {
   std::string out(text);
   const std::lock_guard lock(g_mutex);
-  for (const std::string& s : secrets()) {
+  for (const Secret& secret : secrets()) {
+    const std::string& s = secret.text;
     for (auto at = out.find(s); at != std::string::npos;) {
       if (s.size() >= k_substring_min || whole_word(out, at, s.size())) {
         out.replace(at, s.size(), "***");

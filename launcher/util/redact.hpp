@@ -10,7 +10,13 @@ namespace launcher::util {
 // each registered secret with "***". A secret still never goes into a message on purpose;
 // this is the net under that rule (a server echoing a token back, a library's debug trace).
 // Redact whole lines, before any cut: a secret split by a cut is no longer found.
+// Registering a secret that is there already counts it once more.
 void add_secret(std::string secret);
+
+// Undoes one add_secret of `secret`; it stops being masked when no registration is left. For
+// secrets that are replaced over a run (a token that rotates every few minutes), so that the list
+// every log line is checked against does not grow for as long as the run lasts.
+void remove_secret(const std::string& secret);
 
 // `text` with every registered secret replaced by "***"; a secret under 4 bytes only where it
 // stands as a whole word (not inside a longer run of letters, digits, '_' or '-').

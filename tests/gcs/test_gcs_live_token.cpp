@@ -77,3 +77,24 @@ TEST_CASE("a token from RAY_AUTH_TOKEN is a value, not a file: it never changes"
   CHECK(t->token->path.empty());
   CHECK(t->live->value() == "env-token");
 }
+
+TEST_CASE("a rotating token keeps only its last few values registered as secrets (issue 26)") {
+  // Ray's own tokens last 10 minutes and the kubelet renews them at 80 %: a day of a long run
+  // is 180 rotations. Each value stays masked while it can still show in a line (the one sent
+  // now and the two before it); older ones leave the list every log line is checked against.
+  const auto token = [](int i) { return "rotating-token-" + std::to_string(i) + "-of-a-long-run"; };
+  ProjectedVolume volume(token(0) + "\n");
+  const auto t = load_auth_token({{"RAY_AUTH_TOKEN_PATH", volume.path()}}, TokenPaths{"/nonexistent", "/nonexistent"});
+  REQUIRE(t.ok());
+  const int rotations = 20;
+  for (int i = 1; i <= rotations; ++i) {
+    volume.rotate(token(i) + "\n");
+    REQUIRE(t->live->value() == token(i));
+  }
+  for (int i = rotations - static_cast<int>(launcher::gcs::k_kept_tokens) + 1; i <= rotations; ++i) {
+    CHECK(launcher::util::redact("Bearer " + token(i)) == "Bearer ***");
+  }
+  for (int i = 0; i <= rotations - static_cast<int>(launcher::gcs::k_kept_tokens); ++i) {
+    CHECK(launcher::util::redact(token(i)) == token(i));  // expired long ago, no longer in the list
+  }
+}

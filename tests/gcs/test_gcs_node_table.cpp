@@ -150,3 +150,15 @@ TEST_CASE("progress_line is one line at any scale") {
   c = count_alive(table({entry("t-0", true)}), many);
   CHECK(progress_line(c, 4096, 3) == "1/4096 nodes alive; missing: t-1, t-2, t-3 and 4092 more");
 }
+
+TEST_CASE("a node under another name is counted, never called missing once enough are alive (issue 26)") {
+  // `raylaunch wait --nodes 1` on a pod whose Ray was started without --node-name: its one node
+  // is named after its IP. The barrier is done, and the line must not say the pod is missing.
+  const AliveCount one = count_alive(table({entry("10.0.0.5", true)}), {"training-0"});
+  CHECK(progress_line(one, 1) == "1/1 nodes alive; alive under other names: 10.0.0.5");
+  // Too few alive: the names without a row are missing, and the stray is named beside them.
+  const AliveCount three =
+      count_alive(table({entry("training-0", true), entry("training-1", true), entry("other-7", true)}), k_four);
+  CHECK(progress_line(three, 4) ==
+        "3/4 nodes alive; missing: training-2, training-3; alive under other names: other-7");
+}

@@ -88,7 +88,7 @@ TEST_CASE("the head's cluster metadata: Ray's JSON, or why it cannot be read") {
   CHECK(evil.versions->ray.find('\n') == std::string::npos);
 }
 
-TEST_CASE("versions: Ray's must be equal, Python's to the patch level unless minor is asked for") {
+TEST_CASE("versions: Ray's must be equal, and Python's major.minor") {
   const RayVersions head{"2.60.0", "3.11.2"};
   CHECK_FALSE(compare_versions(head, {"2.60.0", "3.11.2"}, "venv", PythonMatch::patch).mismatch);
   const auto ray = compare_versions(head, {"2.52.1", "3.11.2"}, "/opt/venv/…/ray-2.52.1.dist-info", PythonMatch::patch);
@@ -96,16 +96,43 @@ TEST_CASE("versions: Ray's must be equal, Python's to the patch level unless min
   CHECK(ray.line == "this worker has Ray 2.52.1 and Python 3.11.2 (/opt/venv/…/ray-2.52.1.dist-info), the head Ray "
                     "2.60.0 and Python 3.11.2: Ray refuses a node whose versions differ from the head's (fix: the same "
                     "image, or the same RAYLAUNCH_VENV, on every pod of the cluster)");
-  CHECK(compare_versions(head, {"2.60.0", "3.11.7"}, "venv", PythonMatch::patch).mismatch);
   const auto minor = compare_versions(head, {"2.60.0", "3.11.7"}, "venv", PythonMatch::minor);
   CHECK_FALSE(minor.mismatch);
+  CHECK_FALSE(minor.warning);
   CHECK(minor.line.find("patch level differs") != std::string::npos);
-  CHECK(compare_versions(head, {"2.60.0", "3.12.1"}, "venv", PythonMatch::minor).mismatch);
+  for (const PythonMatch level : {PythonMatch::patch, PythonMatch::minor}) {
+    const auto other = compare_versions(head, {"2.60.0", "3.12.1"}, "venv", level);
+    CHECK(other.mismatch);
+    CHECK(other.line.starts_with("this worker has Ray 2.60.0 and Python 3.12.1 (venv), the head Ray 2.60.0 and "
+                                 "Python 3.11.2: Ray refuses"));
+  }
   // What this image cannot tell is not compared, and said.
   const auto unknown = compare_versions(head, {"2.60.0", ""}, "no pyvenv.cfg", PythonMatch::patch);
   CHECK_FALSE(unknown.mismatch);
   CHECK(unknown.line.find("Python's version not compared") != std::string::npos);
+  // Only major.minor known here (no virtualenv: the interpreter's name): compared as far as it goes.
+  const auto major_minor = compare_versions(head, {"2.60.0", "3.11"}, "/usr/bin/python3.11 (no pyvenv.cfg)",
+                                            PythonMatch::patch);
+  CHECK_FALSE(major_minor.mismatch);
+  CHECK(major_minor.line == "Ray 2.60.0 and Python 3.11 as on the head (Python's patch level not compared: only 3.11 "
+                            "is known here, /usr/bin/python3.11 (no pyvenv.cfg))");
+  CHECK(compare_versions(head, {"2.60.0", "3.12"}, "/usr/bin/python3.12", PythonMatch::patch).mismatch);
   CHECK(python_match("minor") == PythonMatch::minor);
   CHECK(python_match("") == PythonMatch::patch);
   CHECK(python_match("bogus") == PythonMatch::patch);
+}
+
+TEST_CASE("versions: a Python patch-only difference is a warning, not a refusal (issue 26)") {
+  // pyvenv.cfg says 3.11.2, as when the virtualenv was made; its interpreter was upgraded in place
+  // since, and may well run 3.11.9 as the head does. Ray compares the running interpreters.
+  const RayVersions head{"2.60.0", "3.11.9"};
+  const auto c = compare_versions(head, {"2.60.0", "3.11.2"}, "/opt/venv/pyvenv.cfg", PythonMatch::patch);
+  CHECK_FALSE(c.mismatch);
+  CHECK(c.warning);
+  CHECK(c.line.starts_with("Python's patch level differs: 3.11.2 here (/opt/venv/pyvenv.cfg), 3.11.9 on the head. "
+                           "Not refused: a virtualenv's pyvenv.cfg keeps the version it was made with"));
+  CHECK_THAT(c.line, Catch::Contains("RAY_DEFAULT_PYTHON_VERSION_MATCH_LEVEL=minor"));
+  // Ray's version and Python's minor still refuse.
+  CHECK(compare_versions(head, {"2.52.1", "3.11.9"}, "venv", PythonMatch::patch).mismatch);
+  CHECK(compare_versions(head, {"2.60.0", "3.10.9"}, "venv", PythonMatch::patch).mismatch);
 }

@@ -1,43 +1,16 @@
 // tcp_connect and StagedCheck against a listener whose accept queue is full, so a connect hangs
 // (the kernel drops the SYN): a stop request ends the wait, on its own and inside a staged attempt.
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <chrono>
 
+#include "full_listener.hpp"
 #include "net/staged_check.hpp"
 #include "net/tcp_connect.hpp"
-#include "util/fd.hpp"
 
 using namespace launcher;
 using namespace std::chrono_literals;
 
-namespace {
-
-// A loopback listener with a backlog of 0, its one queued connection taken: the next connect
-// hangs until its caller gives up.
-struct FullListener {
-  util::Fd listener{::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)};
-  util::Fd queued;
-  int port = 0;
-  FullListener() {
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    REQUIRE(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), len) == 0);
-    REQUIRE(::listen(listener.get(), 0) == 0);
-    REQUIRE(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    port = ntohs(addr.sin_port);
-    auto first = net::tcp_connect("127.0.0.1", port, 2000ms);
-    REQUIRE(first);
-    queued = std::move(first.value());
-  }
-};
-
-}  // namespace
+using test_support::FullListener;
 
 TEST_CASE("a stop request ends a TCP connect that hangs", "[net]") {
   FullListener full;

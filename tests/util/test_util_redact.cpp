@@ -22,3 +22,13 @@ TEST_CASE("a secret cut in two is no longer found: redact whole lines first", "[
   CHECK(redact(line) == "prefix *** suffix");
   CHECK(redact(line.substr(0, 20)) == line.substr(0, 20));  // why: the half is not the secret
 }
+
+TEST_CASE("a secret registered twice stays masked until both registrations are undone", "[util]") {
+  add_secret("held-by-two-owners");
+  add_secret("held-by-two-owners");
+  remove_secret("held-by-two-owners");
+  CHECK(redact("x held-by-two-owners") == "x ***");
+  remove_secret("held-by-two-owners");
+  CHECK(redact("x held-by-two-owners") == "x held-by-two-owners");
+  remove_secret("never-registered");  // harmless
+}

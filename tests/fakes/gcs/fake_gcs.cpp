@@ -285,6 +285,7 @@ void FakeGcs::fill_reply(const ray::rpc::GetAllNodeInfoRequest& request, ray::rp
              (!f.has_node_ip_address() || f.node_ip_address() == n.node_manager_address());
     };
   }
+  count_lookup(request);
   std::int64_t filtered = 0;
   for (const ray::rpc::GcsNodeInfo* n : order) {
     if (!match(*n)) {
@@ -299,6 +300,28 @@ void FakeGcs::fill_reply(const ray::rpc::GetAllNodeInfoRequest& request, ray::rp
     reply.set_total(static_cast<std::int64_t>(m_nodes.size()));
     reply.set_num_filtered(filtered);
   }
+}
+
+void FakeGcs::count_lookup(const ray::rpc::GetAllNodeInfoRequest& request) {
+  bool by_name = false;
+  bool by_id = false;
+  bool ids_only = version_at_least(2, 49) && request.node_selectors_size() > 0 && !request.has_state_filter();
+  if (version_at_least(2, 49)) {
+    for (const auto& selector : request.node_selectors()) {
+      using S = ray::rpc::GetAllNodeInfoRequest::NodeSelector;
+      by_name |= selector.node_selector_case() == S::kNodeName;
+      by_id |= selector.node_selector_case() == S::kNodeId;
+      ids_only &= selector.node_selector_case() == S::kNodeId;
+    }
+  } else if (version_at_least(2, 36)) {
+    raylaunch::test::GetAllNodeInfoRequestV236 old_layout;
+    old_layout.ParseFromString(request.SerializeAsString());
+    by_name = old_layout.filters().has_node_name();
+    by_id = old_layout.filters().has_node_id();
+  }
+  m_stats.lookups_by_name += by_name ? 1 : 0;
+  m_stats.lookups_by_id += by_id ? 1 : 0;
+  m_stats.rows_scanned += ids_only ? request.node_selectors_size() : static_cast<std::int64_t>(m_nodes.size());
 }
 
 std::string FakeGcs::add_node(const std::string& name, bool head, const std::string& ip, int nm_port) {
@@ -397,6 +420,9 @@ std::string FakeGcs::stats_text() {
       << "rejected_layout=" << m_stats.rejected_layout << "\n"
       << "nonempty_check_alive=" << m_stats.nonempty_check_alive << "\n"
       << "max_get_all_per_second=" << m_stats.max_get_all_per_second << "\n"
+      << "lookups_by_name=" << m_stats.lookups_by_name << "\n"
+      << "lookups_by_id=" << m_stats.lookups_by_id << "\n"
+      << "rows_scanned=" << m_stats.rows_scanned << "\n"
       << "nodes=" << m_nodes.size() << "\n";
   return out.str();
 }

@@ -50,6 +50,11 @@ struct Stats {
   std::int64_t unauthenticated = 0;
   std::int64_t rejected_layout = 0;
   std::int64_t max_get_all_per_second = 0;  // most GetAllNodeInfo calls within any 1 s window
+  std::int64_t lookups_by_name = 0;         // GetAllNodeInfo asking for a node_name (either layout)
+  std::int64_t lookups_by_id = 0;           // GetAllNodeInfo asking for a node_id (either layout)
+  // Rows Ray's GetAllNodeInfo handler visits: every row, except for node-id-only selectors on
+  // 2.49+, a map lookup each (gcs_node_manager.cc HandleGetAllNodeInfo; 2.36-2.48 filter row by row).
+  std::int64_t rows_scanned = 0;
   std::deque<std::int64_t> recent_get_all;  // their CLOCK_MONOTONIC times (ns), last second
 };
 
@@ -100,6 +105,7 @@ class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
   void on_health_check_failed(const std::string& node_id);
   std::string stats_text();
   void fill_reply(const ray::rpc::GetAllNodeInfoRequest& request, ray::rpc::GetAllNodeInfoReply& reply);
+  void count_lookup(const ray::rpc::GetAllNodeInfoRequest& request);  // the lookups_* and rows_scanned stats
   // "" when the played version defines every field of `request`, else why not (strict mode).
   std::string layout_problem(const ray::rpc::GetAllNodeInfoRequest& request) const;
   static std::string describe_drain(const ray::rpc::autoscaler::DrainNodeRequest& request);
