@@ -5,22 +5,23 @@
   seed:      benchmarks/seed (the inline-bash StatefulSet users run today, on CPU here)
   raylaunch: manifests/overlays/local (the kit's base on CPU here)
 
-Both run the same Ray program (tests/cluster/ray_program.py in the test image) as the launch
-command, as the user applies them (`kubectl apply -k`), unchanged: their own probes and graces.
+Both run the same Ray program (tests/cluster/ray_program.py in the test image) as a training run
+that goes on until its pod is deleted, with their own probes and graces: the seed applied with
+`kubectl apply -k`, the kit's overlay with that launch command (as a user's overlay sets it).
 
-1. `kubectl apply -k` → the launch command's first instruction (the program's own timestamp,
-   before `import ray`), and → its `ray.init()` seeing all 3 nodes: RUNS times each, medians.
-2. `kubectl delete pod training-1` once the program ran: how the pod ends (exit status, time,
-   killed after its grace?), and when the new pod's node is ALIVE in the head's GCS; the rows the
+1. apply → the launch command's first instruction (the program's own timestamp, before
+   `import ray`), and → its `ray.init()` seeing all 3 nodes: RUNS times each, medians.
+2. `kubectl delete pod training-1` under the program: how the pod ends (exit status, time,
+   killed after its grace?), when the new pod's node is ALIVE in the head's GCS, the rows the
    head's GCS then holds (a `ray.nodes()` count counts the DEAD one too).
-3. `kubectl delete pod training-0`: when each worker is back as an ALIVE node of the new head, and
-   whether the program ran again.
-4. `kubectl delete -k`: how long until every pod is gone, and how each ended.
+3. `kubectl delete pod training-0`: when each worker's container ends, when every node is ALIVE
+   in the new head's GCS, when the program runs again.
+4. `kubectl delete` of the objects: how long until every pod's container ended, and how.
+Whatever does not happen within BOUND_S is reported as such.
 
   scripts/kube up && scripts/kube image && benchmarks/kube_seed_bench.py [RUNS]
 """
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -29,8 +30,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests", "kube"))
+from kubetest import workload  # noqa: E402
 from kubetest.cluster import KubeRun, kubectl, require_cluster  # noqa: E402
 from kubetest.scenario import NODES, PYTHON, launched  # noqa: E402
+from kubetest.workload import render  # noqa: E402
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 RESULTS = os.path.join(HERE, "results", "seed-vs-raylaunch.md")
@@ -38,18 +41,30 @@ WAYS = {"seed": os.path.join(HERE, "seed"), "raylaunch": os.path.join(REPO, "man
 NAMES = ["training-0", "training-1", "training-2"]
 
 
+LAUNCH = ["python", "/opt/raylaunch-test/ray_program.py", "--until-sigterm"]  # the seed's too
+RUNNING = "PROGRAM running until SIGTERM"
+BOUND_S = 300  # how long a measurement waits for what may never come (then: "not within")
+
+
 def start(way):
-    run = KubeRun.as_user("local") if way == "raylaunch" else KubeRun(_render(WAYS["seed"]))
+    """The way's objects applied with `kubectl apply -k`, as a user does; both run the Ray program
+    as a training run that goes on until its pod is deleted."""
     if way == "seed":
+        run = KubeRun(render(WAYS["seed"]))
         run.kustomize_dir = WAYS["seed"]
+    else:
+        # The kit's overlay with the user's launch command, in a kustomization of the user's own.
+        run = KubeRun(workload.prepare(render(WAYS["raylaunch"]), workload.overrides(launch=LAUNCH)))
     run.start()
     return run, time.time()
 
 
-def _render(path):
-    sys.path.insert(0, os.path.join(REPO, "tests", "kube"))
-    from kubetest.workload import render
-    return render(path)
+def within(run, cond, what, timeout=BOUND_S, period=0.5):
+    """cond()'s value, or None when it did not come within `timeout` (which is a result here)."""
+    try:
+        return run.wait_for(cond, timeout, what, period=period)
+    except AssertionError:
+        return None
 
 
 def program_started(run, name="training-0"):
@@ -62,15 +77,7 @@ def program_started(run, name="training-0"):
     return out
 
 
-def connected_at(run, timeout=600):
-    """When the program's ray.init() saw all 3 nodes (the time of its line, from the node's log)."""
-    def seen():
-        return "ray.init() connected: 3 ALIVE nodes" in run.pod("training-0").log_text()
-    run.wait_for(seen, timeout, "the program to see 3 nodes")
-    return time.time()
-
-
-def alive(run, head="training-0"):
+def alive_rows(run, head="training-0"):
     code, out = run.exec(head, [PYTHON, NODES], timeout=90)
     if code != 0:
         return None
@@ -82,6 +89,10 @@ def ended(pod):
     return runs[-1] if runs and runs[-1].ended else None
 
 
+def running(run):
+    run.wait_for(lambda: RUNNING in run.pod("training-0").log_text(), 600, "the program running")
+
+
 def start_up(way):
     rows = []
     for _ in range(RUNS):
@@ -89,8 +100,9 @@ def start_up(way):
         try:
             run.wait_for(lambda: program_started(run), 600, "the program's first instruction")
             first = program_started(run)[0] - applied
-            connected = connected_at(run) - applied
-            rows.append((first, connected))
+            run.wait_for(lambda: "ray.init() connected: 3 ALIVE nodes" in run.pod("training-0").log_text(),
+                         600, "the program to see 3 nodes")
+            rows.append((first, time.time() - applied))
         finally:
             run.teardown()
     return rows
@@ -99,22 +111,23 @@ def start_up(way):
 def worker_deleted(way):
     run, _ = start(way)
     try:
-        run.wait_for(lambda: "PROGRAM exits" in run.pod("training-0").log_text(), 600, "the program to end")
+        running(run)
         old = run.pod("training-1")
         t0 = time.time()
         run.delete_pod("training-1")
-        gone = run.wait_for(lambda: (r := ended(run.pods_named("training-1")[0])) and r, 300, "the old pod's end")
-        t_gone = time.time() - t0
+        gone = within(run, lambda: ended(run.pods_named("training-1")[0]), "the old pod's end")
+        t_gone = time.time() - t0 if gone else None
 
         def rejoined():
-            rows = alive(run)
-            return rows and sum(1 for s, n in rows if s == "ALIVE" and n == "training-1") == 1 and \
-                run.pod("training-1").uid != old.uid and rows
-        rows = run.wait_for(rejoined, 600, "the new training-1 ALIVE", period=2)
-        t_back = time.time() - t0
-        return {"exit": gone.exit_code, "ended_s": t_gone, "alive_again_s": t_back,
-                "rows": len(rows), "dead_rows": sum(1 for s, _ in rows if s == "DEAD"),
-                "message": (gone.message or "").strip().splitlines()[-1:] or [""]}
+            rows = alive_rows(run)
+            return run.pod("training-1").uid != old.uid and rows and \
+                sum(1 for s, n in rows if s == "ALIVE" and n == "training-1") == 1 and rows
+        rows = within(run, rejoined, "the new training-1 ALIVE", period=2)
+        return {"exit": gone.exit_code if gone else None, "ended_s": t_gone,
+                "alive_again_s": time.time() - t0 if rows else None,
+                "rows": len(rows) if rows else None,
+                "dead_rows": sum(1 for s, _ in rows if s == "DEAD") if rows else None,
+                "head_restarts": run.pod("training-0").restart_count}
     finally:
         run.teardown()
 
@@ -122,23 +135,26 @@ def worker_deleted(way):
 def head_deleted(way):
     run, _ = start(way)
     try:
-        run.wait_for(lambda: "PROGRAM exits" in run.pod("training-0").log_text(), 600, "the program to end")
+        running(run)
         old = run.pod("training-0")
         before = launched(run)
         t0 = time.time()
         run.delete_pod("training-0")
-        run.wait_for(lambda: run.pod("training-0").uid != old.uid and run.pod("training-0").running, 300,
-                     "the new head")
+        ends = {}
+        for w in NAMES[1:]:
+            got = within(run, lambda w=w: ended(run.pod(w)) or run.pod(w).restart_count > 0, f"{w}'s container end")
+            ends[w] = time.time() - t0 if got else None
 
         def rejoined():
-            rows = alive(run)
+            new = run.pod("training-0")
+            rows = new.uid != old.uid and new.running and alive_rows(run)
             return rows and sorted(n for s, n in rows if s == "ALIVE") == NAMES
-        run.wait_for(rejoined, 900, "every node ALIVE in the new head's GCS", period=2)
-        t_back = time.time() - t0
-        run.wait_for(lambda: launched(run) > before, 300, "the program on the new head")
-        t_program = time.time() - t0
-        restarts = [run.pod(n).restart_count for n in NAMES[1:]]
-        return {"rejoined_s": t_back, "program_again_s": t_program, "worker_restarts": restarts}
+        back = within(run, rejoined, "every node ALIVE in the new head's GCS", timeout=2 * BOUND_S, period=2)
+        t_back = time.time() - t0 if back else None
+        again = within(run, lambda: launched(run) > before, "the program on the new head")
+        return {"worker_ended_s": ends, "rejoined_s": t_back,
+                "program_again_s": time.time() - t0 if again else None,
+                "worker_restarts": [run.pod(n).restart_count for n in NAMES[1:]]}
     finally:
         run.teardown()
 
@@ -146,13 +162,14 @@ def head_deleted(way):
 def deleted(way):
     run, _ = start(way)
     try:
-        run.wait_for(lambda: "PROGRAM exits" in run.pod("training-0").log_text(), 600, "the program to end")
+        running(run)
         run.wait_for(lambda: all(run.pod(n).running for n in NAMES), 300, "every pod running")
         t0 = time.time()
-        kubectl("delete", "-k", run.kustomize_dir, "-n", run.namespace, "--wait=false", env=run.env)
-        run.wait_for(lambda: all(ended(run.pod(n)) for n in NAMES), 400, "every pod's end")
-        took = time.time() - t0
-        return {"took_s": took, "exits": {n: ended(run.pod(n)).exit_code for n in NAMES}}
+        kubectl("delete", "-k", run.kustomize_dir, "-n", run.namespace, "--wait=false", env=run.env) \
+            if run.kustomize_dir else run.delete_workload()
+        done = within(run, lambda: all(ended(run.pod(n)) for n in NAMES), "every pod's end")
+        return {"took_s": time.time() - t0 if done else None,
+                "exits": {n: (ended(run.pod(n)).exit_code if ended(run.pod(n)) else None) for n in NAMES}}
     finally:
         run.teardown()
 
@@ -176,6 +193,10 @@ def med(values):
     return statistics.median(values)
 
 
+def secs(value):
+    return f"not within {BOUND_S} s" if value is None else f"{value:.1f} s"
+
+
 def write(r):
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
@@ -185,12 +206,14 @@ def write(r):
     lines = [
         "# The seed's way beside raylaunch's, on a real Kubernetes",
         "",
-        f"`benchmarks/kube_seed_bench.py {RUNS}` at {commit}, {time.strftime('%Y-%m-%d')}, on "
-        f"{platform.node()} ({os.cpu_count()} cores; load {load} at the end), Kubernetes 1.35.4 of scripts/kube, "
-        "the test image (Ray 2.60.0), 3 pods: `benchmarks/seed` (the inline-bash StatefulSet of "
-        "the seed document, on CPU) beside `manifests/overlays/local` (the kit), each applied "
-        "with `kubectl apply -k` unchanged, running the same Ray program. Medians of "
-        f"{RUNS} runs where it says so, else one run.",
+        f"`benchmarks/kube_seed_bench.py {RUNS}` at {commit}, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores "
+        f"(load {load} at the end: other work ran beside it), Kubernetes 1.35.4 of scripts/kube, the test image "
+        "(Ray 2.60.0), 3 pods, one way at a time: `benchmarks/seed` (the seed document's inline-bash "
+        "StatefulSet, on CPU) beside `manifests/overlays/local` (the kit), each applied with "
+        "`kubectl apply -k`, each with its own probes and graces, both running the same Ray program as a "
+        "training run that goes on until its pod is deleted (`ray_program.py --until-sigterm`). Medians "
+        f"of {RUNS} runs where it says so, else one run. \"not within {BOUND_S} s\": it had not happened "
+        "when the measurement stopped waiting.",
         "",
         "## `kubectl apply -k` → the launch command",
         "",
@@ -200,34 +223,43 @@ def write(r):
     for i, what in enumerate(["the command's first instruction", "its `ray.init()` sees all 3 nodes"]):
         a, b = med([x[i] for x in s["startup"]]), med([x[i] for x in k["startup"]])
         lines.append(f"| {what} (median of {RUNS}) | {a:.1f} s | {b:.1f} s | {a / b:.2f}× |")
+    sw, kw = s["worker"], k["worker"]
     lines += [
         "",
-        "## `kubectl delete pod training-1` after the run",
+        "## `kubectl delete pod training-1` under the running program",
         "",
         "| | seed | raylaunch |",
         "|---|---|---|",
-        f"| the deleted pod's exit status | {s['worker']['exit']} | {k['worker']['exit']} |",
-        f"| deletion → its container ended | {s['worker']['ended_s']:.1f} s | {k['worker']['ended_s']:.1f} s |",
-        f"| deletion → the new training-1 ALIVE in the head's GCS | {s['worker']['alive_again_s']:.1f} s | "
-        f"{k['worker']['alive_again_s']:.1f} s |",
-        f"| rows in the head's GCS then (a `ray.nodes()` count counts them all) | {s['worker']['rows']} "
-        f"({s['worker']['dead_rows']} DEAD) | {k['worker']['rows']} ({k['worker']['dead_rows']} DEAD) |",
+        f"| the deleted pod's exit status (137: SIGKILLed at the end of its grace) | {sw['exit']} | {kw['exit']} |",
+        f"| deletion → its container ended | {secs(sw['ended_s'])} | {secs(kw['ended_s'])} |",
+        f"| deletion → the new training-1 ALIVE in the head's GCS | {secs(sw['alive_again_s'])} | "
+        f"{secs(kw['alive_again_s'])} |",
+        f"| rows in the head's GCS then (ALIVE and DEAD: what a `ray.nodes()` count counts) | "
+        f"{sw['rows']} ({sw['dead_rows']} DEAD) | {kw['rows']} ({kw['dead_rows']} DEAD) |",
+        f"| the head's container restarts meanwhile | {sw['head_restarts']} | {kw['head_restarts']} |",
+    ]
+    sh, kh = s["head"], k["head"]
+    lines += [
         "",
-        "## `kubectl delete pod training-0` after the run",
-        "",
-        "| | seed | raylaunch |",
-        "|---|---|---|",
-        f"| deletion → both workers ALIVE in the new head's GCS | {s['head']['rejoined_s']:.1f} s | "
-        f"{k['head']['rejoined_s']:.1f} s |",
-        f"| deletion → the program running again on the new head | {s['head']['program_again_s']:.1f} s | "
-        f"{k['head']['program_again_s']:.1f} s |",
-        f"| the workers' container restarts | {s['head']['worker_restarts']} | {k['head']['worker_restarts']} |",
-        "",
-        "## `kubectl delete -k`",
+        "## `kubectl delete pod training-0` under the running program",
         "",
         "| | seed | raylaunch |",
         "|---|---|---|",
-        f"| → every pod's container ended | {s['delete']['took_s']:.1f} s | {k['delete']['took_s']:.1f} s |",
+    ]
+    for w in NAMES[1:]:
+        lines.append(f"| deletion → {w}'s container ended | {secs(sh['worker_ended_s'][w])} | "
+                     f"{secs(kh['worker_ended_s'][w])} |")
+    lines += [
+        f"| deletion → every node ALIVE in the new head's GCS | {secs(sh['rejoined_s'])} | {secs(kh['rejoined_s'])} |",
+        f"| deletion → the program running again on the new head | {secs(sh['program_again_s'])} | "
+        f"{secs(kh['program_again_s'])} |",
+        f"| the workers' container restarts | {sh['worker_restarts']} | {kh['worker_restarts']} |",
+        "",
+        "## `kubectl delete -k` under the running program",
+        "",
+        "| | seed | raylaunch |",
+        "|---|---|---|",
+        f"| → every pod's container ended | {secs(s['delete']['took_s'])} | {secs(k['delete']['took_s'])} |",
         f"| exit statuses (137: SIGKILLed at the end of the grace) | {s['delete']['exits']} | {k['delete']['exits']} |",
         "",
     ]
