@@ -15,8 +15,11 @@
 //   kuberay-worker  CheckAlive{this raylet's "ip:port"} (Ray <= 2.48) or {its node id} (2.49+);
 //   kuberay-head    that, then CheckAlive{} (an empty request).
 // Also `idle` (no calls: the GCS's own rate) and `count` (one GetAllNodeInfo: rows ALIVE).
+// --duty F: after each call, pause (1-F)/F of the call's time, so the GCS is never kept busy by
+// this pod alone (F = 1: back to back). A GCS kept saturated may fall behind on its own periodic
+// work, which would then be missing from the idle rate the caller takes off.
 //   gcs_scale_client MODE GCS_HOST:PORT [--gcs-pid P --window-s S --windows W | --calls C]
-//                    [--node NAME] [--node-id HEX] [--raylet IP:PORT] [--expect N]
+//                    [--duty F] [--node NAME] [--node-id HEX] [--raylet IP:PORT] [--expect N]
 // Prints one JSON object.
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
@@ -49,6 +52,7 @@ struct Args {
   double window_s = 2;
   int windows = 5;
   long calls = 0;  // > 0: exactly this many calls, no windows (the bytes phase)
+  double duty = 1;
   std::string node = "training-1";
   std::string node_id_hex;
   std::string raylet;
@@ -68,6 +72,8 @@ Args parse(int argc, char** argv) {
       a.window_s = std::stod(value);
     } else if (flag == "--windows") {
       a.windows = std::stoi(value);
+    } else if (flag == "--duty") {
+      a.duty = std::stod(value);
     } else if (flag == "--calls") {
       a.calls = std::stol(value);
     } else if (flag == "--node") {
@@ -100,17 +106,31 @@ double process_cpu_ms(int pid) {
          static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-// A clock whose sleeps return at once but count: now() is real time plus every sleep skipped,
-// so a wait loop keeps its production pacing in what it sees while running back to back.
+// The pause after a call that took `busy`, for a duty cycle of `duty`.
+std::chrono::steady_clock::duration pause_after(std::chrono::steady_clock::duration busy, double duty) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(busy * ((1 - duty) / duty));
+}
+
+// A clock whose sleeps are skipped but count: now() is real time plus what the sleeps skipped, so
+// a wait loop keeps its production pacing (and sees its replies' real time) while it runs back to
+// back. With a duty cycle below 1 a sleep really pauses, as long as the duty cycle asks (never
+// longer than the sleep); either way now() moves by exactly the sleep.
 class FastForwardClock final : public launcher::util::Clock {
  public:
+  explicit FastForwardClock(double duty) : m_duty(duty) {}
   TimePoint now() override { return std::chrono::steady_clock::now() + m_skipped; }
   bool sleep_for(std::chrono::milliseconds d, std::stop_token stop) override {
-    m_skipped += d;
+    const auto real = std::min<std::chrono::steady_clock::duration>(
+        d, pause_after(std::chrono::steady_clock::now() - m_woke, m_duty));
+    std::this_thread::sleep_for(real);
+    m_skipped += d - real;
+    m_woke = std::chrono::steady_clock::now();
     return !stop.stop_requested();
   }
 
  private:
+  double m_duty;
+  std::chrono::steady_clock::time_point m_woke = std::chrono::steady_clock::now();
   std::chrono::steady_clock::duration m_skipped{0};
 };
 
@@ -191,7 +211,7 @@ std::string quoted(const std::string& s) {
 }
 
 int run_barrier(const Args& a, std::string& extra) {
-  FastForwardClock clock;
+  FastForwardClock clock(a.duty);
   Sampler sampler(a, clock);
   launcher::gcs::GcsNodeSource source(a.gcs, {});
   launcher::gcs::JoinOptions options;
@@ -211,9 +231,15 @@ int run_barrier(const Args& a, std::string& extra) {
   return r.answered ? 0 : 1;
 }
 
-// Calls `one` back to back until the sampler says the run is over.
-void repeat(Sampler& sampler, const std::function<bool()>& one) {
-  while (!sampler.tick(one())) {
+// Calls `one` until the sampler says the run is over, at the duty cycle `duty`.
+void repeat(Sampler& sampler, double duty, const std::function<bool()>& one) {
+  for (;;) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool ok = one();
+    std::this_thread::sleep_for(pause_after(std::chrono::steady_clock::now() - t0, duty));
+    if (sampler.tick(ok)) {
+      return;
+    }
   }
 }
 
@@ -245,7 +271,7 @@ int main(int argc, char** argv) {
     return rc;
   }
   if (a.mode == "idle") {
-    repeat(sampler, [] {
+    repeat(sampler, a.duty, [] {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       return true;
     });
@@ -261,7 +287,7 @@ int main(int argc, char** argv) {
     return 0;
   } else if (a.mode == "readiness" || a.mode == "head-probe") {
     launcher::gcs::Prober prober(probe_target(a, a.mode == "head-probe"), {});
-    repeat(sampler, [&] {
+    repeat(sampler, a.duty, [&] {
       const launcher::ProbeResult r = prober.probe(launcher::ProbeKind::readiness);
       last = r.line;
       return r.healthy;
@@ -269,7 +295,7 @@ int main(int argc, char** argv) {
   } else if (a.mode == "watch") {
     launcher::gcs::GcsClient client(a.gcs, {});
     launcher::gcs::HeadWatch watch(client, a.node, 0);
-    repeat(sampler, [&] {
+    repeat(sampler, a.duty, [&] {
       const launcher::gcs::HeadCheck c = watch.check(std::chrono::seconds(2), {});
       last = c.line;
       return c.state == launcher::gcs::HeadState::ok;
@@ -302,7 +328,7 @@ int main(int argc, char** argv) {
                                                                           reply.raylet_alive(0)));
     };
     const bool head = a.mode == "kuberay-head";
-    repeat(sampler, [&] {
+    repeat(sampler, a.duty, [&] {
       const bool raylet_ok = check_alive(&who);
       return head ? check_alive(nullptr) && raylet_ok : raylet_ok;
     });
