@@ -12,9 +12,9 @@ with this one):
    pulls for all of them, so the rows stay ALIVE and the GCS does its own per-node work;
 3. for each ask, gcs_scale_client asks as ONE pod does, at a duty cycle of DUTY (calls back to
    back, pausing as long as each call took): the GCS's CPU (/proc/PID/stat, every thread) in
-   WINDOWS windows of WINDOW_S seconds, after IDLE_WINDOWS windows of it at rest, whose median
-   rate is taken off; then, through a relay that counts what the GCS sends, the bytes per call
-   (the difference between a run of few calls and one of more, so connection set-up cancels).
+   WINDOWS windows (LARGE_WINDOWS from 1,024 nodes) of WINDOW_S seconds, each between two windows at rest, whose rate is taken
+   off (scale_windows.hpp); then, through a relay that counts what the GCS sends, the bytes per
+   call (a run of many calls less a run of few, so connection set-up cancels).
 The measurements go to OUT.json beside the report.
 Each ask's cost per call times its cadence in a pod is the GCS's CPU per second for one pod;
 times the pods that ask, for the whole cluster.
@@ -47,9 +47,11 @@ def env_list(name, default):
 
 RELEASES = env_list("RELEASES", "2.40.0 2.60.0")
 NODES = [int(n) for n in env_list("NODES", "4 64 512 4096")]
-WINDOW_S = float(os.environ.get("WINDOW_S", "2"))
+WINDOW_S = float(os.environ.get("WINDOW_S", "3"))
 WINDOWS = int(os.environ.get("WINDOWS", "5"))
-IDLE_WINDOWS = int(os.environ.get("IDLE_WINDOWS", "3"))
+# From 1,024 nodes the GCS's own work at rest (~0.65 of a core at 4,096, in bursts) is large beside
+# a cheap ask's: more windows, for a median that noise moves less.
+LARGE_WINDOWS = int(os.environ.get("LARGE_WINDOWS", "9"))
 DUTY = float(os.environ.get("DUTY", "0.5"))
 
 # What each ask is, how often one pod makes it, and which pods do (manifests/base/statefulset.yaml:
@@ -66,6 +68,7 @@ ASKS = [
     ("kuberay-worker", "KubeRay probes of a worker", 1, 2 / 5, "workers", (2, 22)),
     ("kuberay-head", "KubeRay probes of the head", 2, 2 / 5, "head", (2, 22)),
 ]
+ONLY = env_list("ASKS", " ".join(a[0] for a in ASKS))  # a subset, for a quick look (the report needs all)
 
 
 def sh(*argv, timeout=600):
@@ -119,15 +122,16 @@ class Gcs:
         self.address = f"127.0.0.1:{GCS_PORT}"
 
     def warnings(self):
-        """Warning and error lines of its log, by source location (Ray's `W`/`E` levels)."""
+        """Warning and error lines of its log (Ray's `W`/`E` levels) by source location: how many,
+        and the first one's message."""
         seen = {}
         with open(self.log, errors="replace") as f:
             for line in f:
                 parts = line.split("] ", 1)
                 if len(parts) == 2 and (" W " in parts[0] or " E " in parts[0]):
-                    where = parts[1].split(":", 2)[:2]
-                    key = ":".join(where).strip()
-                    seen[key] = seen.get(key, 0) + 1
+                    where, _, message = parts[1].removeprefix("(gcs_server) ").partition(": ")
+                    count, first = seen.get(where, (0, message.strip()[:200]))
+                    seen[where] = (count + 1, first)
         return seen
 
 
@@ -192,20 +196,28 @@ def relay():
     return _relay
 
 
+def windows_for(n):
+    return LARGE_WINDOWS if n >= 1024 else WINDOWS
+
+
 def measure(binary, gcs, load, n, mode, rpcs, cadence, calls_for_bytes):
     """One ask against one GCS: its cost per call (CPU above the GCS's idle rate) and bytes."""
     name, node_id, raylet = load.node("training-1" if n > 1 else "training-0")
     who = ["--node", name, "--node-id", node_id, "--raylet", raylet, "--expect", str(n + 1)]
-    windows = ["--gcs-pid", str(gcs.pid), "--window-s", str(WINDOW_S)]
-    idle = client(binary, "idle", gcs.address, *windows, "--windows", str(IDLE_WINDOWS))
-    idle_rate = median([w["gcs_cpu_ms"] / w["wall_ms"] for w in idle["windows"]])
     s0, t0 = load.state(), time.monotonic()
-    r = client(binary, mode, gcs.address, *windows, "--windows", str(WINDOWS), "--duty", str(DUTY), *who)
+    r = client(binary, mode, gcs.address, "--gcs-pid", str(gcs.pid), "--window-s", str(WINDOW_S), "--windows",
+               str(windows_for(n)), "--duty", str(DUTY), *who)
     s1, t1 = load.state(), time.monotonic()
-    samples = r.get("samples", r)
-    per_call = [(w["gcs_cpu_ms"] - idle_rate * w["wall_ms"]) / w["calls"] for w in samples["windows"] if w["calls"]]
+    w = r["windows"]  # rest, ask, rest, …, ask, rest
+    rest = [x["gcs_cpu_ms"] / x["wall_ms"] for x in w if x["rest"]]
+    per_call = []
+    for i in range(1, len(w) - 1, 2):
+        at_rest = (w[i - 1]["gcs_cpu_ms"] + w[i + 1]["gcs_cpu_ms"]) / (w[i - 1]["wall_ms"] + w[i + 1]["wall_ms"])
+        if w[i]["calls"]:
+            per_call.append((w[i]["gcs_cpu_ms"] - at_rest * w[i]["wall_ms"]) / w[i]["calls"])
+    asked = [x for x in w if not x["rest"]]
     if cadence is None:  # the barrier's own pacing, in the time its clock saw
-        cadence = median([w["calls"] / (w["sim_ms"] / 1000) for w in samples["windows"] if w["sim_ms"] > 0])
+        cadence = median([x["calls"] / (x["sim_ms"] / 1000) for x in asked if x["sim_ms"] > 0])
     via = f"127.0.0.1:{relay().port}"
     sent = []
     for calls in calls_for_bytes:
@@ -213,9 +225,10 @@ def measure(binary, gcs, load, n, mode, rpcs, cadence, calls_for_bytes):
         client(binary, mode, via, "--calls", str(calls), *who)
         sent.append(relay().total())
     bytes_per_call = (sent[1] - sent[0]) / (calls_for_bytes[1] - calls_for_bytes[0])
-    return {"mode": mode, "idle_ms_per_s": idle_rate * 1000, "cpu_ms_per_call": median(per_call),
+    return {"mode": mode, "idle_ms_per_s": median(rest) * 1000, "cpu_ms_per_call": median(per_call),
             "cpu_ms_per_call_range": (min(per_call), max(per_call)) if per_call else (0, 0),
-            "calls": samples["calls"], "errors": samples["errors"], "rpcs_per_call": rpcs, "cadence": cadence,
+            "busy_ms_per_s": median([x["gcs_cpu_ms"] / x["wall_ms"] * 1000 for x in asked]),
+            "calls": r["calls"], "errors": r["errors"], "rpcs_per_call": rpcs, "cadence": cadence,
             "bytes_per_call": bytes_per_call, "light_polls": r.get("light_polls"), "polls": r.get("polls"),
             "checks_per_s": (s1.get("checks", 0) - s0.get("checks", 0)) / (t1 - t0),
             "pulls_per_s": (s1.get("load_pulls", 0) - s0.get("load_pulls", 0)) / (t1 - t0),
@@ -236,7 +249,7 @@ def one_size(release, n, client_bin, load_bin, work):
         result["ready_s"] = time.monotonic() - t0
         time.sleep(5)  # the burst of registration over
         result["alive_before"] = client(client_bin, "count", gcs.address)["alive"]
-        for mode, _, rpcs, cadence, _, calls in ASKS:
+        for mode, _, rpcs, cadence, _, calls in (a for a in ASKS if a[0] in ONLY):
             print(f"  {release} {n} nodes: {mode}", flush=True)
             result["asks"].append(measure(client_bin, gcs, load, n, mode, rpcs, cadence, calls))
         result["alive_after"] = client(client_bin, "count", gcs.address)["alive"]
@@ -280,7 +293,7 @@ def main():
             "raylaunch": subprocess.run([rl, "version"], capture_output=True, text=True).stdout.strip(),
             "commit": subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty", "--abbrev=12"],
                                      capture_output=True, text=True).stdout.strip()}
-    params = {"asks": ASKS, "window_s": WINDOW_S, "windows": WINDOWS, "idle_windows": IDLE_WINDOWS, "duty": DUTY,
+    params = {"asks": ASKS, "window_s": WINDOW_S, "windows": WINDOWS, "large_windows": LARGE_WINDOWS, "duty": DUTY,
               "nodes": NODES, "releases": RELEASES}
     # The measurements beside the report, so that it can be rewritten (gcs_scale_report.py
     # OUT.json) and a later run compared with this one.

@@ -79,9 +79,10 @@ def header(meta, params):
         "own code (`wait_for_nodes` over a `GcsNodeSource`, `Prober`, `HeadWatch`) or as Ray's dashboard agent "
         f"asks for KubeRay's probes (`CheckAlive` with the node), at a duty cycle of {params['duty']:.0%} (each call "
         "followed by a pause as long), for "
-        f"{params['windows']} windows of {params['window_s']:g} s. GCS CPU is utime + stime of /proc/PID/stat "
-        f"(every thread; 10 ms ticks) less its rate at rest, the median of {params['idle_windows']} windows just "
-        "before; the figures are medians of the windows. Bytes are what the GCS sends (gRPC frames, HTTP/2 "
+        f"{params['windows']} windows ({params['large_windows']} from 1,024 nodes) of {params['window_s']:g} s, "
+        "each between two windows of as long at rest. "
+        "GCS CPU is utime + stime of /proc/PID/stat (every thread; 10 ms ticks) in the window less its rate in "
+        "the two rest windows beside it, per call; the figures are medians of the windows. Bytes are what the GCS sends (gRPC frames, HTTP/2 "
         "included), counted by a relay: a run of many calls less a run of few. A pod's cost per second is the "
         "cost per call times the call's cadence in a pod; the cluster's, times the pods that ask.",
         "",
@@ -93,23 +94,25 @@ def per_call_tables(results, asks):
     lines = []
     for release in dict.fromkeys(r["release"] for r in results):
         lines += [f"## Ray {release}: one pod, per call", "",
-                  "| nodes | ask | RPCs | GCS CPU per call (ms) | windows' range | bytes the GCS sends per call "
-                  "| per node | calls per second in a pod | GCS CPU per second, one pod (ms/s) |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "| nodes | ask | RPCs | GCS CPU per call (ms) | windows' range | GCS at rest → asked (ms/s) "
+                  "| bytes the GCS sends per call | per node | calls per second in a pod "
+                  "| GCS CPU per second, one pod (ms/s) |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for r in (x for x in results if x["release"] == release):
             if r["error"] and not r["asks"]:
-                lines.append(f"| {r['nodes']} | **not measured**: {r['error'][:300]} | | | | | | | |")
+                lines.append(f"| {r['nodes']} | **not measured**: {r['error'][:300]} | | | | | | | | |")
                 continue
             for a in r["asks"]:
                 lo, hi = a["cpu_ms_per_call_range"]
                 measured = " (its own pacing)" if cadence_note[a["mode"]] is None else ""
                 lines.append(
                     f"| {r['nodes']:,} | {LABELS[a['mode']]} | {a['rpcs_per_call']} | {num(a['cpu_ms_per_call'])} | "
-                    f"{num(lo)} – {num(hi)} | {size(a['bytes_per_call'])} | "
+                    f"{num(lo)} – {num(hi)} | {num(a['idle_ms_per_s'])} → {num(a['busy_ms_per_s'])} | "
+                    f"{size(a['bytes_per_call'])} | "
                     f"{num(a['bytes_per_call'] / r['nodes'])} B | {num(a['cadence'])}{measured} | "
                     f"{num(max(a['cpu_ms_per_call'], 0) * a['cadence'])} |")
             if r["error"]:
-                lines.append(f"| {r['nodes']} | **stopped**: {r['error'][:300]} | | | | | | | |")
+                lines.append(f"| {r['nodes']} | **stopped**: {r['error'][:300]} | | | | | | | | |")
         lines.append("")
     return lines
 
@@ -144,14 +147,15 @@ def cluster_table(results, asks):
 def health_table(results):
     lines = ["## The GCS and the load generator during the run", "",
              "Rows ALIVE before and after; the GCS's health checks and resource-load pulls answered per second "
-             "(at rest: the lowest over the asks' windows; the highest under an ask's windows); the GCS's RSS at "
-             "the end; warnings in its log.", "",
+             "(the lowest and highest over the asks' runs); the GCS's RSS at the end; warnings in its log (the "
+             "most frequent three, with the first message of each).", "",
              "| Ray | nodes | registered + checked in | ALIVE before → after | health checks/s | load pulls/s | "
              "GCS RSS | GCS warnings |", "|---|---|---|---|---|---|---|---|"]
     for r in results:
         checks = [a["checks_per_s"] for a in r["asks"]] or [0]
         pulls = [a["pulls_per_s"] for a in r["asks"]] or [0]
-        warnings = "; ".join(f"{k} ×{v}" for k, v in sorted(r.get("warnings", {}).items(), key=lambda kv: -kv[1])[:3])
+        top = sorted(r.get("warnings", {}).items(), key=lambda kv: -kv[1][0])[:3]
+        warnings = "; ".join(f"`{where}` ×{count}: \"{first[:120]}\"" for where, (count, first) in top)
         lines.append(f"| {r['release']} | {r['nodes']:,} | {num(r.get('ready_s'))} s | {r.get('alive_before', '–')} → "
                      f"{r.get('alive_after', '–')} | {num(min(checks))} – {num(max(checks))} | "
                      f"{num(min(pulls))} – {num(max(pulls))} | {num(r.get('gcs_rss_mb'))} MB | {warnings or 'none'} |")
@@ -166,9 +170,11 @@ def notes(results):
              "head's probes and KubeRay's: liveness and readiness every 5 s each (KubeRay's `wget` to the agent, or "
              "from Ray 2.53 its HTTP probe of `/api/healthz`: one `CheckAlive` with the node each, and on the head "
              "one empty `CheckAlive` more).",
-             "- What the GCS's rows cost to serve grows with N only where the GCS reads or sends every row: the "
-             "barrier's table, and on Ray 2.36–2.48 every filtered `GetAllNodeInfo` (its handler tests each row "
-             "against the filter: the watch's row by id and readiness's row by name).",
+             "- An ask's cost grows with N where the GCS reads or sends every row: the barrier's table (the whole "
+             "table on Ray < 2.51; from 2.51 the light `GetAllNodeAddressAndLiveness`, with the whole table every "
+             "10 s), readiness's row by name on every release (the GCS tests each row against the name), and on "
+             "Ray 2.36–2.48 the watch's row by id as well (2.49+ looks a lone node id up in a map; "
+             "ray-gcs-wire.md §2.3). `CheckAlive` with a node looks it up.",
              "- The load generator answers what a raylet is asked, not what a raylet sends by itself (its resource "
              "reports over the syncer stream, task events, metrics): a real cluster's GCS at rest is busier; the "
              "cost of each ask is the same.",

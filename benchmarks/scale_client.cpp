@@ -1,6 +1,7 @@
 // Benchmark driver (not a test): what ONE pod asks a real GCS, back to back, and the GCS's CPU
-// meanwhile (utime + stime of /proc/GCS_PID/stat, every thread), in windows of wall time. The
-// caller (gcs_scale_bench.py) takes the GCS's idle rate off and scales by each ask's real cadence.
+// meanwhile (utime + stime of /proc/GCS_PID/stat, every thread), in windows of wall time that
+// alternate with windows at rest (scale_windows.hpp). The caller (gcs_scale_bench.py) takes the
+// GCS's rate at rest off and scales by each ask's real cadence.
 // raylaunch's asks run through raylaunch's own code, so a rebuilt driver measures whatever the
 // branch does:
 //   barrier      gcs::wait_for_nodes over a GcsNodeSource waiting for more nodes than exist, on a
@@ -14,44 +15,35 @@
 // also CheckAlive([]) through /api/gcs_healthz or /api/healthz):
 //   kuberay-worker  CheckAlive{this raylet's "ip:port"} (Ray <= 2.48) or {its node id} (2.49+);
 //   kuberay-head    that, then CheckAlive{} (an empty request).
-// Also `idle` (no calls: the GCS's own rate) and `count` (one GetAllNodeInfo: rows ALIVE).
+// Also `count` (one GetAllNodeInfo: rows ALIVE).
 // --duty F: after each call, pause (1-F)/F of the call's time, so the GCS is never kept busy by
 // this pod alone (F = 1: back to back). A GCS kept saturated may fall behind on its own periodic
-// work, which would then be missing from the idle rate the caller takes off.
+// work, which would then be missing from the rate at rest the caller takes off.
 //   gcs_scale_client MODE GCS_HOST:PORT [--gcs-pid P --window-s S --windows W | --calls C]
 //                    [--duty F] [--node NAME] [--node-id HEX] [--raylet IP:PORT] [--expect N]
 // Prints one JSON object.
 #include <grpcpp/grpcpp.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <functional>
-#include <map>
-#include <sstream>
 #include <stop_token>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "gcs/gcs_client.hpp"
 #include "gcs/head_watch.hpp"
 #include "gcs/probe.hpp"
 #include "gcs/waits.hpp"
 #include "ray_gcs.grpc.pb.h"
+#include "scale_windows.hpp"
 
 namespace {
-
-using Ms = std::chrono::duration<double, std::milli>;
 
 struct Args {
   std::string mode;
   std::string gcs;
-  int gcs_pid = 0;
-  double window_s = 2;
-  int windows = 5;
-  long calls = 0;  // > 0: exactly this many calls, no windows (the bytes phase)
+  scale::WindowPlan plan;
   double duty = 1;
   std::string node = "training-1";
   std::string node_id_hex;
@@ -67,15 +59,15 @@ Args parse(int argc, char** argv) {
     const std::string flag = argv[i];
     const std::string value = argv[i + 1];
     if (flag == "--gcs-pid") {
-      a.gcs_pid = std::stoi(value);
+      a.plan.gcs_pid = std::stoi(value);
     } else if (flag == "--window-s") {
-      a.window_s = std::stod(value);
+      a.plan.window_s = std::stod(value);
     } else if (flag == "--windows") {
-      a.windows = std::stoi(value);
+      a.plan.windows = std::stoi(value);
     } else if (flag == "--duty") {
       a.duty = std::stod(value);
     } else if (flag == "--calls") {
-      a.calls = std::stol(value);
+      a.plan.calls = std::stol(value);
     } else if (flag == "--node") {
       a.node = value;
     } else if (flag == "--node-id") {
@@ -90,109 +82,6 @@ Args parse(int argc, char** argv) {
   }
   return a;
 }
-
-// CPU time of every thread of `pid` so far, in ms (clock ticks: 10 ms resolution).
-double process_cpu_ms(int pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  std::getline(f, text);  // one line
-  std::istringstream rest(text.substr(text.rfind(')') + 2));
-  std::vector<std::string> fields;
-  for (std::string s; rest >> s;) {
-    fields.push_back(s);
-  }
-  // After "(comm)": state is field 3 of stat(5), utime 14 and stime 15, i.e. [11] and [12] here.
-  return static_cast<double>(std::stol(fields.at(11)) + std::stol(fields.at(12))) * 1000.0 /
-         static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-// The pause after a call that took `busy`, for a duty cycle of `duty`.
-std::chrono::steady_clock::duration pause_after(std::chrono::steady_clock::duration busy, double duty) {
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(busy * ((1 - duty) / duty));
-}
-
-// A clock whose sleeps are skipped but count: now() is real time plus what the sleeps skipped, so
-// a wait loop keeps its production pacing (and sees its replies' real time) while it runs back to
-// back. With a duty cycle below 1 a sleep really pauses, as long as the duty cycle asks (never
-// longer than the sleep); either way now() moves by exactly the sleep.
-class FastForwardClock final : public launcher::util::Clock {
- public:
-  explicit FastForwardClock(double duty) : m_duty(duty) {}
-  TimePoint now() override { return std::chrono::steady_clock::now() + m_skipped; }
-  bool sleep_for(std::chrono::milliseconds d, std::stop_token stop) override {
-    const auto real = std::min<std::chrono::steady_clock::duration>(
-        d, pause_after(std::chrono::steady_clock::now() - m_woke, m_duty));
-    std::this_thread::sleep_for(real);
-    m_skipped += d - real;
-    m_woke = std::chrono::steady_clock::now();
-    return !stop.stop_requested();
-  }
-
- private:
-  double m_duty;
-  std::chrono::steady_clock::time_point m_woke = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::duration m_skipped{0};
-};
-
-// Splits a run into windows of wall time and records what the GCS spent in each.
-class Sampler {
- public:
-  Sampler(const Args& a, launcher::util::Clock& clock) : m_args(a), m_clock(clock) { start(); }
-
-  // After every call; true when the run is over.
-  bool tick(bool ok) {
-    ++m_calls;
-    ++m_total;
-    m_errors += ok ? 0 : 1;
-    if (m_args.calls > 0) {
-      return m_total >= m_args.calls;
-    }
-    const double wall = Ms(std::chrono::steady_clock::now() - m_wall0).count();
-    if (wall < m_args.window_s * 1000) {
-      return false;
-    }
-    m_windows.push_back({m_calls, wall, Ms(m_clock.now() - m_sim0).count(), cpu() - m_cpu0});
-    start();
-    return static_cast<int>(m_windows.size()) >= m_args.windows;
-  }
-
-  std::string json(const std::string& extra) const {
-    std::string w;
-    for (const Window& x : m_windows) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "%s{\"calls\": %ld, \"wall_ms\": %.1f, \"sim_ms\": %.1f, \"gcs_cpu_ms\": %.1f}",
-                    w.empty() ? "" : ", ", x.calls, x.wall_ms, x.sim_ms, x.gcs_cpu_ms);
-      w += buf;
-    }
-    return "{\"mode\": \"" + m_args.mode + "\", \"calls\": " + std::to_string(m_total) +
-           ", \"errors\": " + std::to_string(m_errors) + ", \"windows\": [" + w + "]" + extra + "}";
-  }
-
- private:
-  struct Window {
-    long calls;
-    double wall_ms;
-    double sim_ms;
-    double gcs_cpu_ms;
-  };
-  double cpu() const { return m_args.gcs_pid > 0 ? process_cpu_ms(m_args.gcs_pid) : 0.0; }
-  void start() {
-    m_calls = 0;
-    m_wall0 = std::chrono::steady_clock::now();
-    m_sim0 = m_clock.now();
-    m_cpu0 = cpu();
-  }
-
-  const Args& m_args;
-  launcher::util::Clock& m_clock;
-  std::vector<Window> m_windows;
-  long m_calls = 0;
-  long m_total = 0;
-  long m_errors = 0;
-  std::chrono::steady_clock::time_point m_wall0;
-  launcher::util::Clock::TimePoint m_sim0;
-  double m_cpu0 = 0;
-};
 
 std::string from_hex(const std::string& hex) {
   std::string out;
@@ -210,9 +99,9 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-int run_barrier(const Args& a, std::string& extra) {
-  FastForwardClock clock(a.duty);
-  Sampler sampler(a, clock);
+int run_barrier(const Args& a) {
+  scale::FastForwardClock clock(a.duty);
+  scale::Sampler sampler(a.plan, clock, [&clock](scale::Duration d) { clock.rest(d); });
   launcher::gcs::GcsNodeSource source(a.gcs, {});
   launcher::gcs::JoinOptions options;
   options.nodes = a.expect;  // more than registered: the barrier never ends by itself
@@ -225,18 +114,20 @@ int run_barrier(const Args& a, std::string& extra) {
       stop.request_stop();
     }
   };
+  sampler.begin();
   const launcher::gcs::JoinResult r = launcher::gcs::wait_for_nodes(source, options, clock, stop.get_token());
-  extra = ", \"alive\": " + std::to_string(alive) + ", \"polls\": " + std::to_string(r.polls) +
-          ", \"light_polls\": " + std::to_string(r.light_polls) + ", \"samples\": " + sampler.json("");
+  std::printf("{\"mode\": \"barrier\", %s, \"alive\": %d, \"polls\": %d, \"light_polls\": %d}\n",
+              sampler.json().c_str(), alive, r.polls, r.light_polls);
   return r.answered ? 0 : 1;
 }
 
 // Calls `one` until the sampler says the run is over, at the duty cycle `duty`.
-void repeat(Sampler& sampler, double duty, const std::function<bool()>& one) {
+void repeat(scale::Sampler& sampler, double duty, const std::function<bool()>& one) {
+  sampler.begin();
   for (;;) {
     const auto t0 = std::chrono::steady_clock::now();
     const bool ok = one();
-    std::this_thread::sleep_for(pause_after(std::chrono::steady_clock::now() - t0, duty));
+    std::this_thread::sleep_for(scale::pause_after(std::chrono::steady_clock::now() - t0, duty));
     if (sampler.tick(ok)) {
       return;
     }
@@ -261,21 +152,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const Args a = parse(argc, argv);
+  if (a.mode == "barrier") {
+    return run_barrier(a);
+  }
   launcher::util::SteadyClock steady;
+  scale::Sampler sampler(a.plan, steady, [](scale::Duration d) { std::this_thread::sleep_for(d); });
   std::string extra;
   std::string last;
-  Sampler sampler(a, steady);
-  if (a.mode == "barrier") {
-    const int rc = run_barrier(a, extra);
-    std::printf("{\"mode\": \"barrier\"%s}\n", extra.c_str());
-    return rc;
-  }
-  if (a.mode == "idle") {
-    repeat(sampler, a.duty, [] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      return true;
-    });
-  } else if (a.mode == "count") {
+  if (a.mode == "count") {
     launcher::gcs::GcsClient client(a.gcs, {});
     const auto t = client.get_all_node_info(std::chrono::seconds(60));
     if (!t) {
@@ -337,6 +221,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "unknown mode %s\n", a.mode.c_str());
     return 2;
   }
-  std::printf("%s\n", sampler.json(extra + ", \"last\": " + quoted(last)).c_str());
+  std::printf("{\"mode\": \"%s\", %s%s, \"last\": %s}\n", a.mode.c_str(), sampler.json().c_str(), extra.c_str(),
+              quoted(last).c_str());
   return 0;
 }
