@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <thread>
