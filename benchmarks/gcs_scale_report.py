@@ -65,7 +65,7 @@ def header(meta, params):
     return [
         "# raylaunch's barrier, readiness and head watch on a real GCS of 4 to 4,096 nodes, beside KubeRay's probe",
         "",
-        f"One run, {when}, {meta['raylaunch']}{'' if meta['commit'] in meta['raylaunch'] else ' (' + meta['commit'] + ')'}, "
+        f"One run, {when}, {meta['raylaunch']}{'' if meta['commit'] in meta['raylaunch'] else ', working tree ' + meta['commit']}, "
         f"{platform.node()}: {os.cpu_count()} cores "
         f"({platform.machine()}) shared with other work, load average {' '.join(meta['load_start'])} at the start and "
         f"{' '.join(meta['load_end'])} at the end; {meta['took_s'] / 60:.0f} min. Command: `benchmarks/gcs_scale` "
@@ -122,7 +122,10 @@ def cluster_table(results, asks):
              "GCS CPU in ms per second (1,000 = one core) and bytes the GCS sends per second, for a cluster of "
              "N pods: raylaunch's probes (every worker's readiness, the head's liveness and readiness) against "
              "KubeRay's (every pod's liveness and readiness); raylaunch's head watch (every worker; KubeRay has "
-             "none) beside them; the barrier runs on the head only, until all have joined.", "",
+             "none) beside them; the barrier runs on the head only, until all have joined. Figures above 1,000 "
+             "ms/s are projections from the cost per call: Ray 2.60 serves the node table on one thread "
+             "(`node_manager_io` in /proc/PID/task), so a GCS asked for more than that thread can do falls behind "
+             "(slow answers, timed-out probes) instead.", "",
              "| Ray | nodes | GCS at rest | raylaunch probes | KubeRay probes | raylaunch ÷ KubeRay | head watch "
              "| probes + watch ÷ KubeRay | bytes/s: raylaunch probes / watch / KubeRay | barrier while joining |",
              "|---|---|---|---|---|---|---|---|---|---|"]
