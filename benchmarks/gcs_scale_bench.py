@@ -12,10 +12,10 @@ with this one):
    pulls for all of them, so the rows stay ALIVE and the GCS does its own per-node work;
 3. for each ask, gcs_scale_client asks as ONE pod does, at a duty cycle of DUTY (calls back to
    back, pausing as long as each call took): the GCS's CPU (/proc/PID/stat, every thread) in
-   WINDOWS windows (LARGE_WINDOWS from 1,024 nodes) of WINDOW_S seconds, each between two windows at rest, whose rate is taken
-   off (scale_windows.hpp); then, through a relay that counts what the GCS sends, the bytes per
-   call (a run of many calls less a run of few, so connection set-up cancels).
-The measurements go to OUT.json beside the report.
+   WINDOWS windows (LARGE_WINDOWS from 1,024 nodes) of WINDOW_S seconds, each between two windows
+   at rest, whose rate is taken off (scale_windows.hpp); then, through a relay that counts what
+   the GCS sends, the bytes per call (a run of many calls less a run of few, so connection set-up
+   cancels). The measurements go to OUT.json beside the report.
 Each ask's cost per call times its cadence in a pod is the GCS's CPU per second for one pod;
 times the pods that ask, for the whole cluster.
 

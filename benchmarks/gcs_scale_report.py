@@ -60,12 +60,13 @@ def cluster(result, modes, asks):
 
 def header(meta, params):
     when = datetime.fromtimestamp(meta["started"]).strftime("%Y-%m-%d %H:%M")
+    tree = "" if meta["commit"] in meta["raylaunch"] else ", working tree " + meta["commit"]
     env = " ".join(f"{k}={v}" for k, v in (("RELEASES", " ".join(params["releases"])),
                                            ("NODES", " ".join(str(n) for n in params["nodes"]))))
     return [
         "# raylaunch's barrier, readiness and head watch on a real GCS of 4 to 4,096 nodes, beside KubeRay's probe",
         "",
-        f"One run, {when}, {meta['raylaunch']}{'' if meta['commit'] in meta['raylaunch'] else ', working tree ' + meta['commit']}, "
+        f"One run, {when}, {meta['raylaunch']}{tree}, "
         f"{platform.node()}: {os.cpu_count()} cores "
         f"({platform.machine()}) shared with other work, load average {' '.join(meta['load_start'])} at the start and "
         f"{' '.join(meta['load_end'])} at the end; {meta['took_s'] / 60:.0f} min. Command: `benchmarks/gcs_scale` "
@@ -82,7 +83,8 @@ def header(meta, params):
         f"{params['windows']} windows ({params['large_windows']} from 1,024 nodes) of {params['window_s']:g} s, "
         "each between two windows of as long at rest. "
         "GCS CPU is utime + stime of /proc/PID/stat (every thread; 10 ms ticks) in the window less its rate in "
-        "the two rest windows beside it, per call; the figures are medians of the windows. Bytes are what the GCS sends (gRPC frames, HTTP/2 "
+        "the two rest windows beside it, per call; the figures are medians of the windows. Bytes are what the "
+        "GCS sends (gRPC frames, HTTP/2 "
         "included), counted by a relay: a run of many calls less a run of few. A pod's cost per second is the "
         "cost per call times the call's cadence in a pod; the cluster's, times the pods that ask.",
         "",
@@ -159,9 +161,10 @@ def health_table(results):
         pulls = [a["pulls_per_s"] for a in r["asks"]] or [0]
         top = sorted(r.get("warnings", {}).items(), key=lambda kv: -kv[1][0])[:3]
         warnings = "; ".join(f"`{where}` ×{count}: \"{first[:120]}\"" for where, (count, first) in top)
-        lines.append(f"| {r['release']} | {r['nodes']:,} | {num(r.get('ready_s'))} s | {r.get('alive_before', '–')} → "
-                     f"{r.get('alive_after', '–')} | {num(min(checks))} – {num(max(checks))} | "
-                     f"{num(min(pulls))} – {num(max(pulls))} | {num(r.get('gcs_rss_mb'))} MB | {warnings or 'none'} |")
+        lines.append(f"| {r['release']} | {r['nodes']:,} | {num(r.get('ready_s'))} s | "
+                     f"{r.get('alive_before', '–')} → {r.get('alive_after', '–')} | "
+                     f"{num(min(checks))} – {num(max(checks))} | {num(min(pulls))} – {num(max(pulls))} | "
+                     f"{num(r.get('gcs_rss_mb'))} MB | {warnings or 'none'} |")
     return lines + [""]
 
 
