@@ -1,7 +1,7 @@
-#!/usr/bin/python3
 """Strict offline validation of Kubernetes manifests, plus raylaunch's own rules.
 
-    /usr/bin/python3 scripts/validate_manifests.py [--no-rules] [--k8s-defs F] [--crd F]... PATH...
+    /usr/bin/python3 scripts/manifest_check [--no-rules] [--kubernetes 1.NN] [--k8s-defs F]... [--crd F]...
+                                            [--node-pools F]... PATH...
 
 PATH is a YAML file (several documents allowed), `-` for stdin, a kustomize directory, or a
 directory searched for kustomize directories and loose YAML files. A kustomize directory is
@@ -15,35 +15,44 @@ checked with it even when only the overlay is given. A component given on its ow
 through the kustomizations of its tree that use it; one that nothing builds is a failure. Paths
 are normalised first (`dir//manifests`, `./manifests/`).
 
-Schemas (manifest_schemas.py): the Kubernetes 1.32 definitions and the CRDs in
-tests/data/schemas/ (MPIJob; Kueue 0.15.0 and 0.19.2, both applied; Karpenter's
-NodeOverlay, NodePool and EC2NodeClass; see the README there), made strict at load time. A kind
-with no schema is a failure. CRD metadata is checked against the real ObjectMeta.
+Schemas (schemas.py): the Kubernetes 1.32 and 1.35 definitions and the CRDs in
+tests/data/schemas/ (MPIJob; Kueue 0.15.0 and 0.19.2, both applied; Karpenter's NodeOverlay,
+NodePool and EC2NodeClass; the Prometheus Operator's PodMonitor and PrometheusRule; see the
+README there), made strict at load time. A kind with no schema is a failure. CRD metadata is
+checked against the real ObjectMeta. `--kubernetes 1.32` checks for a cluster of that version
+(what it rejects or drops fails); without it, what only an older version rejects is a NOTE naming
+the version the manifest needs (kubernetes_versions.py).
 
-Rules (skip with --no-rules; list with --list-rules) are in manifest_rules.py; each failure names
-its rule. Most look at one object or one build; kueue-admission relates a build to the queue files
-next to it and to its components. The legacy-fabric-env rule reads launcher/plan/env_rules.json,
-the table raylaunch itself embeds (--env-rules to use another).
+Rules (skip with --no-rules; list with --list-rules) are in rules/; each failure names its rule.
+Most look at one object or one build; kueue-admission relates a build to the queue files next to
+it and to its components, node-pool-taints a pod to the node pools it selects (those checked, and
+the kit's manifests/karpenter). The legacy-fabric-env rule reads launcher/plan/env_rules.json, the
+table raylaunch itself embeds (--env-rules to use another).
 
 Exit status: 0 all valid, 1 something invalid, 2 setup problem (missing package, kubectl or
 schema file or env rules, nothing to check). Run it with Debian's /usr/bin/python3 (python3-yaml,
 python3-jsonschema); scripts/check-manifests installs those and runs yamllint first.
 """
 import argparse
+import glob
 import os
 import subprocess
 import sys
 
-import kustomize_tree as ktree
-import manifest_rules
-from manifest_rules import GENERIC_RULES, RAYLAUNCH_EXEMPT, RULES, dig, object_rules, unit_rules
-from manifest_schemas import Schemas, SetupError, jsonschema
-from manifest_yaml import load_documents, strict_loader, yaml
+from . import kustomize_tree as ktree
+from . import rules as manifest_rules
+from .checker import Checker, display, read_kustomization
+from .errors import SetupError
+from .kubernetes_versions import Target
+from .rules import GENERIC_RULES, RAYLAUNCH_EXEMPT, RULES
+from .schemas import Schemas, jsonschema
+from .yaml_documents import load_documents, strict_loader, yaml
 
 EXIT_VALID, EXIT_INVALID, EXIT_SETUP = 0, 1, 2
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA_DIR = os.path.join(REPO, "tests", "data", "schemas")
-DEFAULT_DEFS = os.path.join(SCHEMA_DIR, "k8s-v1.32.0-definitions.json")
+# The oldest Kubernetes the kit is validated against and the newest it uses (restart rules).
+DEFAULT_DEFS = [os.path.join(SCHEMA_DIR, f"k8s-v{v}-definitions.json") for v in ("1.32.0", "1.35.0")]
 # Kueue twice: the oldest release the kit claims (0.15.0, the first with v1beta2) and the newest
 # vendored; every queue object must pass both. Karpenter's NodePool and EC2NodeClass are the AWS
 # provider's (what EKS installs), the NodeOverlay the core project's.
@@ -54,105 +63,11 @@ DEFAULT_CRDS = [os.path.join(SCHEMA_DIR, name) for name in (
     "kueue.x-k8s.io_topologies.v0.19.2.yaml", "kueue.x-k8s.io_resourceflavors.v0.19.2.yaml",
     "kueue.x-k8s.io_clusterqueues.v0.19.2.yaml", "kueue.x-k8s.io_localqueues.v0.19.2.yaml",
     "karpenter.sh_nodeoverlays.v1.14.1.yaml", "karpenter.sh_nodepools.v1.14.1.yaml",
-    "karpenter.k8s.aws_ec2nodeclasses.v1.14.1.yaml")]
+    "karpenter.k8s.aws_ec2nodeclasses.v1.14.1.yaml",
+    "monitoring.coreos.com_podmonitors.v0.93.0.yaml", "monitoring.coreos.com_prometheusrules.v0.93.0.yaml")]
+# The kit's node pools: pods that select them must tolerate their taints (rule node-pool-taints).
+DEFAULT_NODE_POOLS = sorted(glob.glob(os.path.join(REPO, "manifests", "karpenter", "*.yaml")))
 IMPORT_ERROR = None if yaml is not None and jsonschema is not None else "No module named 'yaml' or 'jsonschema'"
-
-
-# --- inputs -------------------------------------------------------------------------------
-
-def display(path):
-    rel = os.path.relpath(path)
-    return path if rel.startswith("..") else rel
-
-
-class Checker:
-    def __init__(self, schemas, loader, rules):
-        self.schemas, self.loader, self.rules = schemas, loader, rules
-        self.documents = 0
-        self.failures = []
-        self.raw_seen = set()
-        self.units = []  # (source, documents) of each build or file checked whole, for cross-unit rules
-        self.related = {}  # a build's source -> the sources of the loose files it depends on
-
-    def fail(self, source, message, index=None, doc=None):
-        where = source if index is None else f"{source}[doc {index}]"
-        if isinstance(doc, dict):
-            where += f" {doc.get('kind', '?')}/{dig(doc, 'metadata', 'name', default='?')}"
-        line = f"FAIL {where}: {message}"
-        self.failures.append(line)
-        print(line)
-
-    def check_documents(self, source, text, whole_unit):
-        docs, error = load_documents(text, self.loader)
-        if error:
-            self.fail(source, error)
-            return
-        for index, doc in enumerate(docs):
-            self.documents += 1
-            if not isinstance(doc, dict):
-                self.fail(source, "(root): a document must be a mapping", index)
-                continue
-            for message in self.schemas.errors(doc):
-                self.fail(source, message, index, doc)
-            if self.rules:
-                try:
-                    problems = object_rules(doc)
-                except (TypeError, AttributeError, ValueError) as err:
-                    # Rules assume the schema's types; a wrong type was reported above.
-                    problems = [f"rules not checked: unexpected structure ({err})"]
-                for message in problems:
-                    self.fail(source, message, index, doc)
-        if self.rules and whole_unit:
-            for index, message in unit_rules(docs):
-                self.fail(source, message, index, docs[index])
-        if whole_unit:
-            self.units.append((source, docs))
-
-    def check_cross_unit(self):
-        """Rules that relate units: a workload in one build and the Kueue queues in another file."""
-        if not self.rules:
-            return
-        docs_of = dict(self.units)
-
-        def related(source):
-            if source in self.related:
-                return self.related[source]
-            # A plain file relates to the files beside it.
-            return {other for other, _ in self.units if os.path.dirname(other) == os.path.dirname(source)}
-
-        for source, index, message in manifest_rules.cross_unit_rules(self.units, related):
-            self.fail(source, message, index, docs_of[source][index])
-
-    def check_file(self, path, whole_unit):
-        real = os.path.realpath(path)
-        if real in self.raw_seen:
-            return
-        self.raw_seen.add(real)
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError) as err:
-            self.fail(display(path), f"cannot read: {err}")
-            return
-        self.check_documents(display(path), text, whole_unit)
-
-    def raw_resources(self, directory, source, visiting=()):
-        """Plain files named under resources/bases/components, following directories."""
-        real = os.path.realpath(directory)
-        kustomization = read_kustomization(directory, self.loader)
-        if kustomization is None or real in visiting:
-            return []
-        files = []
-        for entry in ktree.named_entries(kustomization):
-            if ktree.is_remote(entry):
-                self.fail(source, f"remote resource {entry}: vendor it, the check runs offline")
-                continue
-            path = os.path.normpath(os.path.join(directory, entry))
-            if os.path.isdir(path):
-                files += self.raw_resources(path, source, visiting + (real,))
-            elif os.path.isfile(path):
-                files.append(path)
-        return files
 
 
 def start_build(directory):
@@ -161,17 +76,6 @@ def start_build(directory):
                                 stderr=subprocess.PIPE, text=True)
     except OSError as err:
         raise SetupError(f"cannot run kubectl ({err}); install kubectl >= 1.27 (kustomize v5)") from err
-
-
-def read_kustomization(directory, loader):
-    """The directory's kustomization as a dict; None when there is none or it does not parse
-    (the kustomize build reports that)."""
-    path = ktree.kustomization_path(directory)
-    if path is None:
-        return None
-    with open(path, encoding="utf-8") as f:
-        docs, error = load_documents(f.read(), loader)
-    return None if error or not docs or not isinstance(docs[0], dict) else docs[0]
 
 
 def plan(paths, loader):
@@ -206,58 +110,92 @@ def plan(paths, loader):
     return units
 
 
-def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def node_pools(paths, loader):
+    """(source, NodePool) of the given files, for the rule node-pool-taints."""
+    pools = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                docs, error = load_documents(f.read(), loader)
+        except OSError as err:
+            raise SetupError(f"cannot read node pools {path}: {err}") from err
+        if error:
+            raise SetupError(f"node pools {path}: {error}")
+        pools += [(display(path), d) for d in docs if isinstance(d, dict) and d.get("kind") == "NodePool"]
+    return pools
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="manifest_check", description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="*", metavar="PATH", help="YAML file, kustomize directory, directory tree or -")
-    parser.add_argument("--k8s-defs", default=DEFAULT_DEFS, help="Kubernetes JSON-schema definitions (default: %(default)s)")
+    parser.add_argument("--kubernetes", metavar="1.NN", help="the Kubernetes version of the cluster to check for "
+                        "(one of the vendored: 1.32, 1.35); default: the newest, with a note where an older one differs")
+    parser.add_argument("--k8s-defs", action="append", help="Kubernetes JSON-schema definitions, the version in the "
+                        "file name (repeatable; default: %s)" % ", ".join(map(display, DEFAULT_DEFS)))
     parser.add_argument("--crd", action="append", help="CRD YAML to validate custom resources with "
-                        "(repeatable; default: the MPIJob, Kueue 0.15.0 and 0.19.2, and Karpenter CRDs in "
-                        "tests/data/schemas)")
+                        "(repeatable; default: the MPIJob, Kueue 0.15.0 and 0.19.2, Karpenter and Prometheus "
+                        "Operator CRDs in tests/data/schemas)")
+    parser.add_argument("--node-pools", action="append", help="YAML with Karpenter NodePools whose taints the pods "
+                        "that select them must tolerate (repeatable; default: manifests/karpenter/*.yaml)")
     parser.add_argument("--env-rules", default=manifest_rules.env_rules_table.DEFAULT_PATH,
                         help="the env rules table (default: %(default)s)")
     parser.add_argument("--no-rules", dest="rules", action="store_false", help="schema checks only")
     parser.add_argument("--list-rules", action="store_true", help="print raylaunch's rules and exit")
     args = parser.parse_args(argv)
+    if not args.paths and not args.list_rules:
+        parser.error("at least one PATH is required")
+    return args
+
+
+def setup(args):
+    """The units to check, the running builds and the Checker; SetupError or ValueError (the env
+    rules table) when something is missing."""
+    if IMPORT_ERROR is not None:
+        raise SetupError(f"{IMPORT_ERROR} (apt-get install python3-yaml python3-jsonschema, and run "
+                         "this with /usr/bin/python3; scripts/check-manifests does both)")
+    loader = strict_loader()
+    parsed = {}
+
+    def load(directory):
+        """read_kustomization, once per directory: the tree walks ask for the same ones often."""
+        real = os.path.realpath(directory)
+        if real not in parsed:
+            parsed[real] = read_kustomization(directory, loader)
+        return parsed[real]
+
+    target = Target(args.kubernetes)
+    units = plan(args.paths, loader)
+    extra = ktree.lone_component_builders(units, load)
+    for _, path in extra:
+        print(f"NOTE kustomize({display(path)}): built to check the component(s) given on their own")
+    units += extra
+    companions = ktree.companion_files(units, load)
+    for _, path in companions:
+        print(f"NOTE {display(path)}: checked with the builds that use its component (cluster-wide objects)")
+    units += companions
+    # Builds run in the background while the schemas load.
+    builds = {path: start_build(path) for kind, path in units
+              if kind == "kustomize" and not ktree.is_component(path)}
+    if args.rules:
+        manifest_rules.load_env_rules(args.env_rules)
+    pools = node_pools(args.node_pools or DEFAULT_NODE_POOLS, loader) if args.rules else []
+    checker = Checker(Schemas(args.k8s_defs or DEFAULT_DEFS, args.crd or DEFAULT_CRDS, target), loader,
+                      args.rules, pools)
+    return units, builds, load, checker
+
+
+def main(argv):
+    args = parse_args(argv)
     if args.list_rules:
         for name, text in RULES.items():
             print(f"{name}: {text}")
         for kind, reason in RAYLAUNCH_EXEMPT.items():
             print(f"exempt: {kind}: only {', '.join(GENERIC_RULES)} apply ({reason})")
         return EXIT_VALID
-    if not args.paths:
-        parser.error("at least one PATH is required")
     try:
-        if IMPORT_ERROR is not None:
-            raise SetupError(f"{IMPORT_ERROR} (apt-get install python3-yaml python3-jsonschema, and run "
-                             "this with /usr/bin/python3; scripts/check-manifests does both)")
-        loader = strict_loader()
-
-        parsed = {}
-
-        def load(directory):
-            """read_kustomization, once per directory: the tree walks ask for the same ones often."""
-            real = os.path.realpath(directory)
-            if real not in parsed:
-                parsed[real] = read_kustomization(directory, loader)
-            return parsed[real]
-
-        units = plan(args.paths, loader)
-        extra = ktree.lone_component_builders(units, load)
-        for _, path in extra:
-            print(f"NOTE kustomize({display(path)}): built to check the component(s) given on their own")
-        units += extra
-        companions = ktree.companion_files(units, load)
-        for _, path in companions:
-            print(f"NOTE {display(path)}: checked with the builds that use its component (cluster-wide objects)")
-        units += companions
-        # Builds run in the background while the schemas load.
-        builds = {path: start_build(path) for kind, path in units
-                  if kind == "kustomize" and not ktree.is_component(path)}
-        if args.rules:
-            manifest_rules.load_env_rules(args.env_rules)
-        checker = Checker(Schemas(args.k8s_defs, args.crd or DEFAULT_CRDS), loader, args.rules)
+        units, builds, load, checker = setup(args)
     except (SetupError, ValueError) as err:  # ValueError: the env rules table
-        print(f"validate_manifests: error: {err}", file=sys.stderr)
+        print(f"manifest_check: error: {err}", file=sys.stderr)
         return EXIT_SETUP
     for kind, path in units:
         if kind == "stdin":
@@ -278,7 +216,8 @@ def main(argv):
                 checker.check_file(raw, False)
     check_components_built(checker, units, load)
     checker.check_cross_unit()
-    print(f"{checker.documents} documents checked, {len(checker.failures)} failures")
+    print(f"{checker.documents} documents checked, {len(checker.failures)} failures, {len(checker.notes)} notes"
+          + (f" (for Kubernetes {args.kubernetes})" if args.kubernetes else ""))
     return EXIT_INVALID if checker.failures else EXIT_VALID
 
 
@@ -290,7 +229,3 @@ def check_components_built(checker, units, load):
             checker.fail(f"component({display(path)})", "no kustomization checked with it builds this component, "
                          "so it is never validated; use it in an overlay (manifests/overlays/p5-production uses "
                          "every optional component)")
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -9,7 +9,7 @@ import json
 import os
 
 SCHEMA = "raylaunch.env-rules/v1"
-DEFAULT_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+DEFAULT_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                             "launcher", "plan", "env_rules.json")
 
 

@@ -19,7 +19,7 @@ nothing for it); a request just below may still not fit once DaemonSets take the
 """
 from fractions import Fraction
 
-from quantity import GI, MI
+from .quantity import GI, MI
 
 GPU = "nvidia.com/gpu"
 EFA = "vpc.amazonaws.com/efa"

@@ -1,7 +1,7 @@
 """What a kustomize directory names: its resources, bases and components, the other files it
 reads (patches, generators), and the YAML files next to it that it does not read.
 
-validate_manifests.py uses this to check raw files as well as build output, to check the loose
+The checker uses this to check raw files as well as build output, to check the loose
 YAML files that live beside a kustomization (cluster-wide objects an admin applies once, such as
 the Karpenter NodeOverlay next to the huge-pages component), and to find components that no
 checked kustomization builds (a component is only ever validated through a build: one checked

@@ -5,9 +5,9 @@ sum over the app containers and the sidecars (init containers with restartPolicy
 the largest plain init container when that is more. A container that gives a limit but no
 request for a resource requests its limit (the API server defaults it so).
 """
-import quantity
-from instance_types import INSTANCE_TYPE_LABELS
-from manifest_common import dig
+from . import quantity
+from .instance_types import INSTANCE_TYPE_LABELS
+from .objects import dig
 
 
 def container_requests(container):

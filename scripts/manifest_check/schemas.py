@@ -1,44 +1,27 @@
-"""Strict JSON schemas by (apiVersion, kind): the Kubernetes definitions and the CRDs in
-tests/data/schemas/, made strict at load time (`additionalProperties: false` on every
-object schema that lists `properties`, as the API server's fieldValidation=Strict does).
+"""Strict JSON schemas by (apiVersion, kind): the Kubernetes definitions of every vendored
+Kubernetes version and the CRDs in tests/data/schemas/, made strict at load time
+(`additionalProperties: false` on every object schema that lists `properties`, as the API
+server's fieldValidation=Strict does).
 
 A kind may have several CRD files, one per version of its operator the kit claims to support
 (Kueue 0.15.0 and 0.19.2): a document is checked against each, and an error that only some of
-them report names the file it came from.
+them report names the file it came from. A built-in kind is checked against each Kubernetes
+version (1.32 and 1.35); what only some versions reject is judged by kubernetes_versions.Target
+(a failure, or a note that the manifest needs a newer Kubernetes).
 """
 import json
 import os
 
-from manifest_yaml import load_trusted, yaml
+from .errors import SetupError
+from .kubernetes_versions import version_of_file
+from .yaml_documents import load_trusted, yaml
 
 OBJECT_META = "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
-# Fields newer than the vendored 1.32 definitions that the kit uses, as Kubernetes 1.35's own API
-# server publishes them (`kubectl get --raw /openapi/v2` of scripts/kube's cluster): container
-# restart rules (ContainerRestartRules, beta in 1.35), for components/restart-in-place. The real
-# 1.35 server checks the same manifests in tests/kube/test_dry_run_server.py.
-NEWER_DEFINITIONS = {
-    "io.k8s.api.core.v1.ContainerRestartRule": {
-        "type": "object", "required": ["action"],
-        "properties": {"action": {"type": "string"},
-                       "exitCodes": {"$ref": "#/definitions/io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes"}}},
-    "io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes": {
-        "type": "object", "required": ["operator"],
-        "properties": {"operator": {"type": "string"},
-                       "values": {"type": "array", "items": {"type": "integer", "format": "int32"}}}},
-}
-NEWER_CONTAINER_FIELDS = {
-    "restartPolicyRules": {"type": "array", "items": {"$ref": "#/definitions/io.k8s.api.core.v1.ContainerRestartRule"}},
-}
-
 try:
     import jsonschema
-except ImportError:  # validate_manifests.main() reports the missing package (exit 2)
+except ImportError:  # cli.main() reports the missing package (exit 2)
     jsonschema = None
-
-
-class SetupError(Exception):
-    """A problem with the environment, not with the manifests (exit 2)."""
 
 
 def make_strict(schema):
@@ -69,23 +52,32 @@ def format_error(err):
 
 
 class Schemas:
-    """Strict schemas by (apiVersion, kind), each a list of (origin, schema)."""
+    """Strict schemas by (apiVersion, kind), each a list of (origin, schema, definitions). The
+    origin of a built-in kind's schema is its Kubernetes version ("1.32"), of a CRD its file."""
 
-    def __init__(self, defs_path, crd_paths):
-        try:
-            with open(defs_path, encoding="utf-8") as f:
-                self.defs = json.load(f)["definitions"]
-        except (OSError, ValueError, KeyError) as err:
-            raise SetupError(f"cannot load Kubernetes definitions {defs_path}: {err}") from err
-        self.defs.update(NEWER_DEFINITIONS)
-        self.defs["io.k8s.api.core.v1.Container"]["properties"].update(NEWER_CONTAINER_FIELDS)
-        for definition in self.defs.values():
-            make_strict(definition)
+    def __init__(self, defs_paths, crd_paths, target):
+        self.target = target
         self.by_kind = {}
-        for name, definition in self.defs.items():
-            for gvk in definition.get("x-kubernetes-group-version-kind", []):
-                api = f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
-                self.by_kind.setdefault((api, gvk["kind"]), [("kubernetes", {"$ref": "#/definitions/" + name})])
+        self.kubernetes = {}  # version -> its definitions
+        for path in defs_paths:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    defs = json.load(f)["definitions"]
+            except (OSError, ValueError, KeyError) as err:
+                raise SetupError(f"cannot load Kubernetes definitions {path}: {err}") from err
+            version = version_of_file(path)
+            for definition in defs.values():
+                make_strict(definition)
+            self.kubernetes[version] = defs
+            for name, definition in defs.items():
+                for gvk in definition.get("x-kubernetes-group-version-kind", []):
+                    api = f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
+                    entries = self.by_kind.setdefault((api, gvk["kind"]), [])
+                    if version not in {origin for origin, _, _ in entries}:
+                        entries.append((version, {"$ref": "#/definitions/" + name}, defs))
+        target.known(sorted(self.kubernetes, key=target.key))
+        # CRDs embed ObjectMeta by reference: the newest Kubernetes's (it is the same in every version).
+        self.crd_defs = self.kubernetes[target.newest]
         for path in crd_paths:
             self._add_crds(path)
         self._validators = {}
@@ -108,28 +100,36 @@ class Schemas:
                 make_strict(schema)
                 schema.setdefault("properties", {})["metadata"] = {"$ref": OBJECT_META}
                 key = (f"{spec['group']}/{version['name']}", spec["names"]["kind"])
-                self.by_kind.setdefault(key, []).append((origin, schema))
+                self.by_kind.setdefault(key, []).append((origin, schema, self.crd_defs))
 
     def origins(self, api, kind):
-        """The files that hold a schema for this kind ("kubernetes" for built-in kinds)."""
-        return [origin for origin, _ in self.by_kind.get((api, kind), [])]
+        """The versions or files that hold a schema for this kind."""
+        return [origin for origin, _, _ in self.by_kind.get((api, kind), [])]
 
     def errors(self, doc):
+        """(failures, notes): messages for this document; notes name the Kubernetes version a
+        document needs where only older versions reject it."""
         api, kind = doc.get("apiVersion"), doc.get("kind")
         if not isinstance(api, str) or not isinstance(kind, str):
-            return ["(root): apiVersion and kind are required"]
+            return ["(root): apiVersion and kind are required"], []
         key = (api, kind)
         if key not in self.by_kind:
-            return [f"(root): no schema for {api} {kind} (unknown kinds fail; add its CRD with --crd)"]
+            return [f"(root): no schema for {api} {kind} (unknown kinds fail; add its CRD with --crd)"], []
         found = {}  # message -> origins that report it
-        for origin, schema in self.by_kind[key]:
+        entries = self.by_kind[key]
+        for origin, schema, defs in entries:
             validator = self._validators.get((key, origin))
             if validator is None:
                 validator = self._validators[(key, origin)] = jsonschema.Draft4Validator(
-                    dict(schema, definitions=self.defs))
+                    dict(schema, definitions=defs))
             errors = sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
             for message in dict.fromkeys(format_error(e) for e in errors):
                 found.setdefault(message, []).append(origin)
-        every = len(self.by_kind[key])
+        if entries[0][0] in self.kubernetes:  # a built-in kind
+            lacking = [v for v in self.kubernetes if v not in {origin for origin, _, _ in entries}]
+            if lacking:
+                found[f"(root): {api} {kind} does not exist in that version"] = lacking
+            return self.target.judge(found)
+        every = len(entries)
         return [message if len(origins) == every else f"{message} (with {', '.join(origins)})"
-                for message, origins in found.items()]
+                for message, origins in found.items()], []

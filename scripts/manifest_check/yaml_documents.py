@@ -2,7 +2,7 @@
 timestamps stay strings) and `key: null` dropped (the API server treats it as unset)."""
 try:
     import yaml
-except ImportError:  # validate_manifests.main() reports the missing package (exit 2)
+except ImportError:  # cli.main() reports the missing package (exit 2)
     yaml = None
 
 

@@ -1,23 +1,26 @@
-"""raylaunch's own rules for its Kubernetes manifests, used by validate_manifests.py.
+"""raylaunch's own rules for its Kubernetes manifests, used by the checker (../checker.py).
 
 Each rule names what it enforces in RULES; every problem message starts with "rule <name>:".
-The rules live in rules_generic.py, rules_capacity.py, rules_placement.py and rules_api_*.py
-(every object), rules_workload.py and rules_lifecycle.py (raylaunch pods), rules_unit.py and
-rules_guards.py (across one build or file), rules_kueue.py (across files: a workload and the
-queues it is admitted through). Facts behind them: ../shared/reference/fabric-and-node-checks.md,
-anchors.md and manifest-validation.md.
+The rules live in generic.py, capacity.py, placement.py, restart.py and api_*.py (every object),
+kubernetes_version.py (every object, against the Kubernetes version checked for), workload.py
+and lifecycle.py (raylaunch pods), unit.py and guards.py (across one build or file), kueue.py and
+node_pool_taints.py (across files: a workload and the queues it is admitted through, the node
+pools it selects). Facts behind them: ../shared/reference/fabric-and-node-checks.md, anchors.md
+and manifest-validation.md.
 """
-import env_rules as env_rules_table
-import rules_api_objects
-import rules_api_pod
-import rules_capacity
-import rules_generic
-import rules_kueue
-import rules_placement
-import rules_restart
-import rules_unit
-import rules_workload
-from manifest_common import WORKLOAD_TEMPLATES, dig, pod_templates
+from .. import env_rules as env_rules_table
+from . import api_objects
+from . import api_pod
+from . import capacity
+from . import generic
+from . import kubernetes_version
+from . import kueue
+from . import node_pool_taints
+from . import placement
+from . import restart
+from . import unit
+from . import workload
+from ..objects import WORKLOAD_TEMPLATES, dig, pod_templates
 
 RULES = {
     "raylaunch-command": "every container of a workload runs `raylaunch run -- <launch command>`, or a Job's "
@@ -47,13 +50,19 @@ RULES = {
                         "drop ALL and add only IPC_LOCK, only with EFA; no host namespaces",
     "gpu-pods": "pods asking for GPUs or EFA carry karpenter.sh/do-not-disrupt, tolerate the GPU taint and select a "
                 "node pool",
+    "node-pool-taints": "a pod whose nodeSelector picks a Karpenter NodePool of the checked files or of the kit "
+                        "(manifests/karpenter) tolerates every NoSchedule and NoExecute taint of it",
+    "kubernetes-version": "no field an older targeted Kubernetes drops (pod-level resources before 1.34); with "
+                          "--kubernetes, what that version's schema rejects fails (restart rules before 1.35), "
+                          "without it a note names the version a manifest needs",
     "plaintext-secret": "no credential in plain text: env values and ConfigMap keys named *PASSWORD*, *TOKEN*, "
                         "*SECRET*, *API_KEY*; passwords in URLs or argv; Secrets with data or stringData",
     "gcs-ft": "RAY_REDIS_ADDRESS comes with RAY_external_storage_namespace and REDIS_PASSWORD from a Secret; no two "
               "clusters share a storage namespace; a redis-cleanup Job matches its cluster and is committed suspended; "
               "Redis TLS settings only with rediss://, their files mounted, a CA for the cleanup Job",
     "kueue": "Kueue's queue-name label is on the workload itself; topology annotations need it, one mode at a time",
-    "one-cluster": "each Service, PodDisruptionBudget and NetworkPolicy selects the pods of exactly one workload",
+    "one-cluster": "each Service, PodDisruptionBudget, NetworkPolicy and PodMonitor selects the pods of exactly one "
+                   "workload",
     "disruption-budget": "a deployable raylaunch cluster has a PodDisruptionBudget that keeps every pod (an integer "
                          "minAvailable for a Job, which has no scale subresource)",
     "network-policy": "a deployable raylaunch cluster has a NetworkPolicy, and none opens Ray's ports to every source",
@@ -63,7 +72,7 @@ RULES = {
     "nccl-fabric": "an MPIJob over EFA adds IPC_LOCK to its workers, as the training pods do, and its mpirun exports "
                    "FI_PROVIDER=efa and NCCL_NET=Libfabric, so a broken fabric fails instead of using sockets",
     "capacity": "per pod, GPUs, EFA interfaces, CPU, memory and hugepages-2Mi fit one node of the instance types it "
-                "may land on (scripts/instance_types.py): a request no node can satisfy stays Pending",
+                "may land on (scripts/manifest_check/instance_types.py): a request no node can satisfy stays Pending",
     "shm": "GPU and raylaunch containers mount /dev/shm from an emptyDir with medium: Memory of at least 1Gi",
     "ephemeral-storage": "raylaunch containers request ephemeral-storage (Ray's /tmp/ray), or they are evicted first",
     "efa-placement": "the pods of a multi-node workload with EFA are held in one zone by a required podAffinity on "
@@ -80,8 +89,8 @@ RULES = {
                           "ascending, unique and not 0 under In",
     "restart-rules": "container restartPolicyRules only in Jobs, with restartPolicy set, and never restarting raylaunch "
                      "on a code a restart cannot change (0, 64, 75, 78, 126, 127, 130, 143)",
-    "api-server": "the API server's cross-field rules that can be checked offline (listed in rules_api_pod.py and "
-                  "rules_api_objects.py): names unique, mounts name volumes, requests <= limits and = limits for GPUs, "
+    "api-server": "the API server's cross-field rules that can be checked offline (listed in rules/api_pod.py "
+                  "and rules/api_objects.py): names unique, mounts name volumes, requests <= limits and = limits for GPUs, "
                   "EFA and huge pages, selectors match templates, restart policies, Job fields, label syntax, PDB, "
                   "Service ports, NetworkPolicy endPort, Kueue flavors = coveredResources",
 }
@@ -89,9 +98,9 @@ RULES = {
 RAYLAUNCH_EXEMPT = {
     "MPIJob": "NCCL-tests fabric check: the MPI Operator needs mpirun in the launcher and sshd in the workers",
 }
-GENERIC_RULES = ("no-shell", "legacy-fabric-env", "plaintext-secret", "gpu-pods", "mpirun-np", "nccl-fabric",
-                 "capacity", "shm", "efa-placement", "part-of", "api-server", "pod-failure-policy",
-                 "restart-rules")
+GENERIC_RULES = ("no-shell", "legacy-fabric-env", "plaintext-secret", "gpu-pods", "node-pool-taints", "mpirun-np",
+                 "nccl-fabric", "capacity", "shm", "efa-placement", "part-of", "api-server", "pod-failure-policy",
+                 "restart-rules", "kubernetes-version")
 
 _env_rules = None
 
@@ -109,25 +118,25 @@ def object_rules(doc):
     if _env_rules is None:
         load_env_rules()
     kind = doc.get("kind")
-    problems = (rules_generic.shell_rules(doc) + rules_generic.legacy_env_rules(doc, _env_rules)
-                + rules_generic.plaintext_secret_rules(doc) + rules_generic.gpu_pod_rules(doc)
-                + rules_capacity.capacity_rules(doc) + rules_placement.shm_rules(doc)
-                + rules_placement.efa_placement_rules(doc)
-                + rules_api_objects.object_problems(doc) + rules_restart.object_restart_rules(doc))
+    problems = (generic.shell_rules(doc) + generic.legacy_env_rules(doc, _env_rules)
+                + generic.plaintext_secret_rules(doc) + generic.gpu_pod_rules(doc)
+                + capacity.capacity_rules(doc) + placement.shm_rules(doc)
+                + placement.efa_placement_rules(doc)
+                + api_objects.object_problems(doc) + restart.object_restart_rules(doc))
     for where, template in pod_templates(doc):
-        problems += rules_api_pod.pod_template_problems(kind, where, template["spec"])
+        problems += api_pod.pod_template_problems(kind, where, template["spec"])
     if kind == "NodeOverlay":
-        problems += rules_capacity.node_overlay_rules(doc)
+        problems += capacity.node_overlay_rules(doc)
     if kind == "Service" and dig(doc, "spec", "clusterIP") == "None" \
             and dig(doc, "spec", "publishNotReadyAddresses") is not True:
         problems.append("rule headless-service: spec.publishNotReadyAddresses must be true, or workers cannot "
                         "resolve the head before it is Ready")
     if kind in WORKLOAD_TEMPLATES:
         for where, template in pod_templates(doc):
-            problems += rules_workload.workload_rules(doc, where, template)
-        problems += rules_placement.ephemeral_storage_rules(doc)
+            problems += workload.workload_rules(doc, where, template)
+        problems += placement.ephemeral_storage_rules(doc)
     if kind == "MPIJob":
-        problems += rules_generic.mpirun_rules(doc) + rules_generic.mpijob_fabric_rules(doc)
+        problems += generic.mpirun_rules(doc) + generic.mpijob_fabric_rules(doc)
     return problems
 
 
@@ -135,13 +144,24 @@ def unit_rules(docs):
     """Rules on a build or file as a whole (not on the raw files a build reads, which get their
     labels from the kustomization): (index of the document, message)."""
     docs = [d if isinstance(d, dict) else {} for d in docs]
-    labels = [(i, m) for i, d in enumerate(docs) for m in rules_placement.part_of_rules(d)]
-    return rules_unit.unit_rules(docs) + rules_capacity.node_pool_rules(docs) + labels
+    labels = [(i, m) for i, d in enumerate(docs) for m in placement.part_of_rules(d)]
+    return unit.unit_rules(docs) + capacity.node_pool_rules(docs) + labels
 
 
-def cross_unit_rules(units, related):
+def version_rules(doc, target):
+    """Rules that depend on the Kubernetes version checked for: (failures, notes)."""
+    if not isinstance(doc, dict):
+        return [], []
+    return kubernetes_version.kubernetes_version_rules(doc, target)
+
+
+def cross_unit_rules(units, related, extra_pools):
     """Rules across what was checked: units are (source, docs); related(source) names the units a
-    unit depends on (a build: the loose files next to it and to its components). Returns
-    (source, index, message)."""
-    return rules_kueue.kueue_rules([(source, [d if isinstance(d, dict) else {} for d in docs]) for source, docs in units],
-                                   related)
+    unit depends on (a build: the loose files next to it and to its components); extra_pools are
+    (source, NodePool) of the kit's node pools, used where no checked unit has a pool of that name.
+    Returns (source, index, message)."""
+    units = [(source, [d if isinstance(d, dict) else {} for d in docs]) for source, docs in units]
+    pools = node_pool_taints.pools_of(units)
+    names = {dig(pool, "metadata", "name") for _, pool in pools}
+    pools += [(source, pool) for source, pool in extra_pools if dig(pool, "metadata", "name") not in names]
+    return kueue.kueue_rules(units, related) + node_pool_taints.node_pool_taint_rules(units, pools)

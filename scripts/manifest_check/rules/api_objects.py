@@ -1,5 +1,5 @@
 """The API server's cross-field rules for whole objects, checked offline (rules `api-server` and
-`pod-failure-policy`); the pod template's are in rules_api_pod.py.
+`pod-failure-policy`); the pod template's are in api_pod.py.
 
 Implemented here (kubernetes pkg/apis/*/validation, v1.32, and the admission checks of the
 operators whose CRDs the kit uses):
@@ -10,9 +10,9 @@ operators whose CRDs the kit uses):
 10. Job: Indexed needs completions; backoffLimitPerIndex, maxFailedIndexes and successPolicy
     need completionMode Indexed; maxFailedIndexes needs backoffLimitPerIndex and is at most
     completions; successPolicy's succeededIndexes are below completions
-11. Job podFailurePolicy (rule pod-failure-policy): needs restartPolicy Never; onExitCodes
-    names a container of the pod, In never lists 0, values ascending and unique; FailIndex
-    needs backoffLimitPerIndex
+11. Job podFailurePolicy (rule pod-failure-policy): needs restartPolicy Never and a
+    podReplacementPolicy of Failed, if any; onExitCodes names a container of the pod, In never
+    lists 0, values ascending and unique; FailIndex needs backoffLimitPerIndex
 12. PodDisruptionBudget: minAvailable and maxUnavailable are mutually exclusive
 13. Service: with more than one port each has a name, and names are unique
 14. NetworkPolicy: endPort needs a numeric port and is not below it
@@ -22,7 +22,7 @@ operators whose CRDs the kit uses):
 """
 import re
 
-from manifest_common import dig, pod_templates, selects
+from ..objects import dig, pod_templates, selects
 
 LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 QUALIFIED_NAME = re.compile(r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
@@ -88,6 +88,11 @@ def pod_failure_policy_problems(spec, pod_spec):
     if not isinstance(policy, dict):
         return []
     problems = []
+    if spec.get("podReplacementPolicy", "Failed") != "Failed":
+        # JobSpec.podReplacementPolicy: "When using podFailurePolicy, Failed is the only allowed value."
+        problems.append(rule(f"spec.podReplacementPolicy {spec['podReplacementPolicy']} must be Failed with "
+                             "spec.podFailurePolicy: the policy reads the exit codes of pods that have finished "
+                             "terminating, so their replacements wait for that", "pod-failure-policy"))
     if pod_spec.get("restartPolicy") != "Never":
         problems.append(rule(f"spec.podFailurePolicy requires the pod template's restartPolicy Never (got "
                              f"{pod_spec.get('restartPolicy', 'Always')}): a restarted container hides the exit codes "

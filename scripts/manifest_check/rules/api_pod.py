@@ -20,8 +20,8 @@ Implemented here (the list in docs/deploy.md "Check the manifests" follows this 
  7. restartPolicy by controller: Always for StatefulSet, Deployment, DaemonSet, ReplicaSet
     (apps validation); OnFailure or Never for Job and CronJob (batch validation)
 """
-import quantity
-from manifest_common import containers, dig
+from .. import quantity
+from ..objects import containers, dig
 
 NATIVE = {"cpu", "memory", "ephemeral-storage", "storage", "pods"}
 RESTART_POLICIES = {

@@ -4,10 +4,10 @@ training NodePool and its EC2NodeClass (`node-pool`). The numbers are in instanc
 """
 import re
 
-import quantity
-from instance_types import EFA, EFA_AMI_HUGEPAGES, GPU, HUGEPAGES_2MI, INSTANCE_TYPE_LABELS, INSTANCE_TYPES, allocatable
-from manifest_common import dig, pod_templates
-from pod_resources import instance_types, pod_requests
+from .. import quantity
+from ..instance_types import EFA, EFA_AMI_HUGEPAGES, GPU, HUGEPAGES_2MI, INSTANCE_TYPE_LABELS, INSTANCE_TYPES, allocatable
+from ..objects import dig, pod_templates
+from ..pod_resources import instance_types, pod_requests
 
 CHECKED = ("cpu", "memory", GPU, EFA, HUGEPAGES_2MI)
 WHY = {

@@ -4,7 +4,7 @@ import json
 import os
 import re
 
-from manifest_common import argv, argv_lists, containers, dig, env_entries, inline_shell, pod_templates, as_int
+from ..objects import argv, argv_lists, containers, dig, env_entries, inline_shell, pod_templates, as_int
 
 # Name parts (split at "_") that mark a variable as a credential. Whole parts only, so
 # TOKENIZERS_PARALLELISM is not one; a trailing PATH/FILE/DIR/NAME part names where the secret

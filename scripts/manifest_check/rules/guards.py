@@ -5,7 +5,7 @@ cluster's own pods (the dashboard, the Ray client and the GCS run code for whoev
 A build counts as deployable for a workload when it also holds the headless Service the workload
 names; a raw file or a lone workload is not asked for its guards.
 """
-from manifest_common import as_int, containers, dig, env_value, pod_templates, raylaunch_subcommand, selects
+from ..objects import as_int, containers, dig, env_value, pod_templates, raylaunch_subcommand, selects
 
 DNS_PORT = 53
 
@@ -15,7 +15,7 @@ RAY_PORTS = {8265: "the dashboard", 10001: "the Ray client", 52365: "the dashboa
 
 
 def guard_rules(docs, pods):
-    """pods: rules_unit.workloads(docs), (name, labels, controller labels, object)."""
+    """pods: unit.workloads(docs), (name, labels, controller labels, object)."""
     problems = []
     services = {dig(d, "metadata", "name") for d in docs if d.get("kind") == "Service"}
     for name, labels, wildcard, owner in pods:

@@ -10,10 +10,10 @@ components/kueue/queues*.yaml; for a plain file, the files beside it). Kueue adm
 A workload that asks for topology-aware placement (kueue.x-k8s.io/podset-*-topology) is checked
 only against queue files whose flavors have a topologyName.
 """
-import quantity
-from manifest_common import dig, pod_templates
-from pod_resources import pod_requests
-from rules_placement import pods_per_template
+from .. import quantity
+from ..objects import dig, pod_templates
+from ..pod_resources import pod_requests
+from .placement import pods_per_template
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 TOPOLOGY = ("kueue.x-k8s.io/podset-required-topology", "kueue.x-k8s.io/podset-preferred-topology")

@@ -6,8 +6,8 @@ The `raylaunch run` contract (settings and defaults): RAYLAUNCH_HEALTH_PORT serv
 --metrics-export-port`; on SIGTERM raylaunch waits RAYLAUNCH_TERM_GRACE (30s) for the command,
 then RAYLAUNCH_RAY_STOP_GRACE (15s) for Ray.
 """
-import durations
-from manifest_common import as_int, container_port, dig, env_value, int_field
+from .. import durations
+from ..objects import as_int, container_port, dig, env_value, int_field
 
 PROBES = ("startupProbe", "livenessProbe", "readinessProbe")
 PROBE_PATH = {"startupProbe": "/livez", "livenessProbe": "/livez", "readinessProbe": "/readyz"}

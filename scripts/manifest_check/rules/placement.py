@@ -10,9 +10,9 @@ that selects the pods themselves does: the scheduler places every later pod in t
 zone, and Karpenter launches them there (kubernetes-sigs/karpenter
 pkg/controllers/provisioning/scheduling/topology_test.go, "should respect self pod affinity (zone)").
 """
-import quantity
-from manifest_common import containers, dig, pod_templates, raylaunch_subcommand, selects
-from pod_resources import container_requests
+from .. import quantity
+from ..objects import containers, dig, pod_templates, raylaunch_subcommand, selects
+from ..pod_resources import container_requests
 
 ZONE_KEYS = ("topology.kubernetes.io/zone", "topology.k8s.aws/zone-id")
 PART_OF = ("app.kubernetes.io/part-of", "raylaunch")

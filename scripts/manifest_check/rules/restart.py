@@ -11,7 +11,7 @@ gone (69), the command's own failure, the OOM killer's 137 — is worth a restar
 Where: a Job (its pods restartPolicy Never). A StatefulSet's pods restart already; rules there
 turn a permanent code into a Failed pod that its controller recreates at once, without back-off.
 """
-from manifest_common import containers, dig, pod_templates, raylaunch_subcommand
+from ..objects import containers, dig, pod_templates, raylaunch_subcommand
 
 # code -> its name in docs/run.md's exit-code table (tests/manifests/selftest compares them).
 ENDS_THE_POD = {0: "ok", 64: "EX_USAGE", 75: "EX_TEMPFAIL", 78: "EX_CONFIG", 126: "not executable",

@@ -1,17 +1,17 @@
 """Rules across the objects of one build or file: the Services a workload names, which pods each
 selector picks, and the Redis settings shared by a cluster and its cleanup Job. The objects
-that guard a cluster (PodDisruptionBudget, NetworkPolicy) are in rules_guards.py."""
+that guard a cluster (PodDisruptionBudget, NetworkPolicy) are in guards.py."""
 import json
 
-import rules_guards
-from manifest_common import (CONTROLLER_LABELS, containers, dig, env_entry, pod_templates,
+from . import guards
+from ..objects import (CONTROLLER_LABELS, containers, dig, env_entry, pod_templates,
                              raylaunch_subcommand, selects)
 
 
 def unit_rules(docs):
     """(index of the document, message) for every problem."""
     docs = [d if isinstance(d, dict) else {} for d in docs]
-    return (headless_service_rules(docs) + selector_rules(docs) + rules_guards.guard_rules(docs, workloads(docs))
+    return (headless_service_rules(docs) + selector_rules(docs) + guards.guard_rules(docs, workloads(docs))
             + gcs_ft_unit_rules(docs))
 
 
@@ -50,11 +50,12 @@ def workloads(docs):
 
 
 def selectors(doc):
-    """(field, selector, must select something) for the pod selectors of a Service, PDB or NetworkPolicy."""
+    """(field, selector, must select something) for the pod selectors of a Service, PDB, NetworkPolicy or
+    PodMonitor (one that selects two clusters' pods scrapes each of them twice, once per PodMonitor)."""
     kind = doc.get("kind")
     if kind == "Service" and dig(doc, "spec", "selector"):
         yield "spec.selector", doc["spec"]["selector"], True
-    elif kind == "PodDisruptionBudget":
+    elif kind in ("PodDisruptionBudget", "PodMonitor"):
         yield "spec.selector", dig(doc, "spec", "selector", default={}), True
     elif kind == "NetworkPolicy":
         yield "spec.podSelector", dig(doc, "spec", "podSelector", default={}), True

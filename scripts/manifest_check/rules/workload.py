@@ -6,9 +6,9 @@ StatefulSet and Job controllers) and fabric-and-node-checks.md section 7 (the se
 """
 import json
 
-import durations
-import rules_lifecycle
-from manifest_common import (as_int, containers, dig, env_entry, env_literal, env_value,
+from .. import durations
+from . import lifecycle
+from ..objects import (as_int, containers, dig, env_entry, env_literal, env_value,
                              raylaunch_subcommand)
 
 # raylaunch subcommands a Job may run instead of `run` (one-shot tools, no Ray cluster).
@@ -32,7 +32,7 @@ def workload_rules(doc, where, template):
         here = f"{where}.{cname}"
         if sub in ONE_SHOT and kind in RUN_TO_COMPLETION:
             problems += gcs_ft_rules(here, container, one_shot=True)
-            problems += rules_lifecycle.security_rules(here, pod_spec, container)
+            problems += lifecycle.security_rules(here, pod_spec, container)
             continue
         if sub != "run":
             problems.append(f"rule raylaunch-command: {here}.command must start with [raylaunch, run, --] (or, in a "
@@ -49,7 +49,7 @@ def workload_rules(doc, where, template):
         problems += cluster_rules(kind, spec, where, pod_spec, cname, container)
         problems += on_success_rules(kind, pod_spec, here, container)
         problems += gcs_ft_rules(here, container, one_shot=False)
-        problems += rules_lifecycle.container_rules(here, pod_spec, container)
+        problems += lifecycle.container_rules(here, pod_spec, container)
     if runs and kind == "StatefulSet":
         if spec.get("podManagementPolicy") != "Parallel":
             problems.append(f"rule parallel: spec.podManagementPolicy must be Parallel (got "
@@ -91,7 +91,7 @@ def cluster_rules(kind, spec, where, pod_spec, cname, container):
     if dig(env_entry(container, "POD_NAMESPACE"), "valueFrom", "fieldRef", "fieldPath") != "metadata.namespace":
         problems.append(f"rule namespace: {here} needs env POD_NAMESPACE from fieldRef metadata.namespace")
 
-    problems += rules_lifecycle.probe_timing_rules(here, container, multi_node)
+    problems += lifecycle.probe_timing_rules(here, container, multi_node)
 
     if container.get("terminationMessagePolicy") != "FallbackToLogsOnError":
         problems.append(f"rule termination-message: {here}.terminationMessagePolicy must be FallbackToLogsOnError")
