@@ -85,8 +85,8 @@ RULES = {
     "kueue-admission": "a workload with Kueue's queue-name label is admissible through every checked queue file that "
                        "defines its LocalQueue: its resources covered, a flavor matching its instance type, quota "
                        "for all of its pods",
-    "pod-failure-policy": "a Job's podFailurePolicy names containers of its pod, with restartPolicy Never, exit codes "
-                          "ascending, unique and not 0 under In",
+    "pod-failure-policy": "a Job's podFailurePolicy names containers of its pod, with restartPolicy Never and any "
+                          "podReplacementPolicy Failed, exit codes ascending, unique and not 0 under In",
     "restart-rules": "container restartPolicyRules only in Jobs, with restartPolicy set, and never restarting raylaunch "
                      "on a code a restart cannot change (0, 64, 75, 78, 126, 127, 130, 143)",
     "api-server": "the API server's cross-field rules that can be checked offline (listed in rules/api_pod.py "
