@@ -68,7 +68,7 @@ TEST_CASE("search lists keep their empty items, which mean something", "[parse]"
 }
 
 TEST_CASE("durations: the vectors shared with the manifest validator (tests/data/durations.tsv)", "[parse]") {
-  // One grammar for raylaunch and scripts/durations.py: both run these cases.
+  // One grammar for raylaunch and scripts/manifest_check/durations.py: both run these cases.
   std::ifstream in(RAYLAUNCH_TESTS_DIR "/data/durations.tsv");
   REQUIRE(in.good());
   std::string line;
