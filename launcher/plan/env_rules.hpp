@@ -8,7 +8,7 @@ namespace launcher {
 
 // A user environment value that is obsolete or harmful on EKS with EFA. The table is
 // launcher/plan/env_rules.json, embedded at build time, and shared with the manifest
-// validator (scripts/manifest_rules.py), so the two never disagree.
+// validator (scripts/manifest_check/rules), so the two never disagree.
 struct EnvRule {
   enum class When { always, equals, not_equals, contains, contains_any };
   std::string name;

@@ -3,9 +3,10 @@
 anything: `kubectl apply --dry-run=server` of every overlay, of every optional component on
 the overlay it is meant for, and of every cluster-wide file an admin applies once, with the CRDs
 they need installed from the vendored, byte-identical upstream files (tests/data/schemas: Kueue
-0.19.2, the MPI Operator 0.8.0, Karpenter 1.14.1). None may be rejected. The offline validator
-(scripts/check-manifests) checks the same files against the 1.32 schemas; this is the 1.35 server
-itself: defaulting, every cross-field rule, CRD schemas with their CEL rules.
+0.19.2, the MPI Operator 0.8.0, Karpenter 1.14.1, the Prometheus Operator's PodMonitor and
+PrometheusRule). None may be rejected. The offline check (scripts/check-manifests) reads the same
+files against the 1.32 and 1.35 schemas; this is the 1.35 server itself: defaulting, every
+cross-field rule, CRD schemas with their CEL rules.
 """
 import glob
 import os
@@ -22,15 +23,18 @@ from kubetest.testing import eq, main  # noqa: E402
 
 MANIFESTS = os.path.join(REPO, "manifests")
 SCHEMAS = os.path.join(REPO, "tests", "data", "schemas")
-CRDS = ["kueue.x-k8s.io_*.v0.19.2.yaml", "kubeflow.org_mpijobs.v0.8.0.yaml", "karpenter.*.yaml"]
+CRDS = ["kueue.x-k8s.io_*.v0.19.2.yaml", "kubeflow.org_mpijobs.v0.8.0.yaml", "karpenter.*.yaml",
+        "monitoring.coreos.com_*.yaml"]
 # Each component on the overlay it is meant for, after the components it needs.
 COMPONENTS = {
     "auth-token": ("p5", []), "gcs-ft": ("p5", []), "gcs-ft-tls": ("p5", ["gcs-ft"]),
     "hugepages": ("p5", []), "kueue": ("p5", []), "kueue-topology": ("p5", ["kueue"]),
     "p4de": ("indexed-job", []), "p5": ("single-node", []), "priority": ("p5", []),
     "local-cpu": ("indexed-job", []), "restart-in-place": ("indexed-job", []),
+    "prometheus-operator": ("p5", []),
 }
 CLUSTER_WIDE = ["components/kueue/queues.yaml", "components/kueue/queues-topology.yaml",
+                "components/prometheus-operator/alerts.yaml",
                 "components/priority/priorityclass.yaml", "components/hugepages/nodeoverlay.yaml",
                 "karpenter/gpu-training.yaml", "storage/fsx-lustre-static.yaml"]
 
