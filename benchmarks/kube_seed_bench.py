@@ -78,10 +78,13 @@ def program_started(run, name="training-0"):
 
 
 def alive_rows(run, head="training-0"):
+    """(state, node IP) of the head's GCS rows. By IP, not name: the seed's `ray start` names no
+    node, so Ray names each by its IP, while raylaunch names it after the pod."""
     code, out = run.exec(head, [PYTHON, NODES], timeout=90)
     if code != 0:
         return None
-    return [line.split()[:2] for line in out.splitlines() if line.split()[:1] in (["ALIVE"], ["DEAD"])]
+    return [(w[0], w[3]) for w in (line.split() for line in out.splitlines())
+            if len(w) >= 4 and w[0] in ("ALIVE", "DEAD")]
 
 
 def ended(pod):
@@ -119,9 +122,9 @@ def worker_deleted(way):
         t_gone = time.time() - t0 if gone else None
 
         def rejoined():
-            rows = alive_rows(run)
-            return run.pod("training-1").uid != old.uid and rows and \
-                sum(1 for s, n in rows if s == "ALIVE" and n == "training-1") == 1 and rows
+            new = run.pod("training-1")
+            rows = new.uid != old.uid and new.ip and alive_rows(run)
+            return rows and (("ALIVE", new.ip) in rows) and rows
         rows = within(run, rejoined, "the new training-1 ALIVE", period=2)
         return {"exit": gone.exit_code if gone else None, "ended_s": t_gone,
                 "alive_again_s": time.time() - t0 if rows else None,
@@ -148,7 +151,7 @@ def head_deleted(way):
         def rejoined():
             new = run.pod("training-0")
             rows = new.uid != old.uid and new.running and alive_rows(run)
-            return rows and sorted(n for s, n in rows if s == "ALIVE") == NAMES
+            return rows and {ip for s, ip in rows if s == "ALIVE"} >= {run.pod(n).ip for n in NAMES}
         back = within(run, rejoined, "every node ALIVE in the new head's GCS", timeout=2 * BOUND_S, period=2)
         t_back = time.time() - t0 if back else None
         again = within(run, lambda: launched(run) > before, "the program on the new head")
@@ -191,6 +194,9 @@ def main():
 
 def med(values):
     return statistics.median(values)
+
+
+NOTES = "<!-- notes: written by hand; kept when the benchmark rewrites the tables above -->"
 
 
 def secs(value):
@@ -264,8 +270,15 @@ def write(r):
         "",
     ]
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    try:  # the reading of the numbers, written by hand below the marker, survives a rerun
+        with open(RESULTS) as f:
+            old = f.read()
+        if NOTES in old:
+            lines += ["", old[old.index(NOTES):].rstrip()]
+    except FileNotFoundError:
+        pass
     with open(RESULTS, "w") as f:
-        f.write("\n".join(lines))
+        f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
