@@ -78,7 +78,7 @@ const char* waiting_for(Phase p) {
 }  // namespace
 
 std::optional<Child> Lifecycle::main_child() const {
-  if (m_command_running) {
+  if (command_running()) {
     return Child::command;
   }
   if (m_ray_running) {
@@ -92,7 +92,7 @@ bool Lifecycle::running(Child c) const {
     case Child::ray:
       return m_ray_running;
     case Child::command:
-      return m_command_running;
+      return command_running();
     case Child::ray_stop:
       return m_ray_stop_running;
   }
@@ -285,7 +285,7 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
                                                      "make Kubernetes rerun the command"});
           break;
         case Phase::stopping:
-          if (!m_command_running && !m_group_wait) {
+          if (!command_running() && !group_wait()) {
             stop_ray(out);
           }
           break;
@@ -294,16 +294,19 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
       }
       return out;
     case Child::command:
-      m_command_running = false;
+      if (!m_command) {
+        return out;  // never spawned: nothing of it to end
+      }
+      m_command->leader_running = false;
       if (m_phase == Phase::running_command) {
         // It exited on its own: its status is the run's, unless it succeeded under stay, or
         // failed in a way worth running it again in place.
         if (restart_after(out, e)) {
           m_phase = Phase::restarting;
-          m_restart_pending = true;
+          m_command->then = CommandRun::Then::rerun;
         } else if (e.code == 0 && m_s.on_success == OnSuccess::stay) {
           m_phase = Phase::staying;
-          m_stay_after_command = true;
+          m_command->then = CommandRun::Then::stay;
           out.emplace_back(Log{Log::Level::info, "command exited 0 after " + util::format_elapsed(e.ran.value_or(std::chrono::milliseconds(0))) +
                                                      "; staying up (--on-success stay): Ray and the probes stay "
                                                      "healthy, nothing reruns; delete the StatefulSet to end the run"});
@@ -327,7 +330,7 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
         return out;
       }
       // We stopped it (SIGTERM, or Ray died): the grace is the whole group's, not its leader's.
-      if (e.group_left > 0 && !m_command_killed) {
+      if (e.group_left > 0 && !m_command->killed) {
         command_group_left(out, e.group_left, m_s.command_signals == CommandSignals::group, true);
         return out;
       }
@@ -385,11 +388,11 @@ std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
       break;
     case Phase::restarting:
       // The failed command's group is being stopped before the rerun: it is not rerun now.
-      m_restart_pending = false;
+      m_command->then = CommandRun::Then::stop_ray;
       m_phase = Phase::stopping;
       m_exit_code = exit_code::killed_by(s.signo);
       m_reason = by + " before the command was run again";
-      if (m_group_wait) {
+      if (group_wait()) {
         out.emplace_back(to_command(s.signo));
       } else {
         after_command(out);
@@ -399,8 +402,8 @@ std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
       shut_down(out, exit_code::killed_by(s.signo), by + " while the command ran", s.signo);
       break;
     case Phase::staying:
-      if (m_group_wait) {  // still waiting for the successful command's group: Ray follows it
-        m_stay_after_command = false;
+      if (group_wait()) {  // still waiting for the successful command's group: Ray follows it
+        m_command->then = CommandRun::Then::stop_ray;
         m_reason = "the command had succeeded; " + by + " while staying up";
         out.emplace_back(to_command(s.signo));
         break;
@@ -408,7 +411,7 @@ std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
       shut_down(out, exit_code::ok, "the command had succeeded; " + by + " while staying up", std::nullopt);
       break;
     case Phase::stopping:
-      if (m_command_running || m_group_wait) {
+      if (command_running() || group_wait()) {
         out.emplace_back(to_command(s.signo));  // a second Ctrl-C reaches it too
       } else if (m_wait_running) {
         // Looking at the head after a worker's Ray exited: the answer is not worth the grace.

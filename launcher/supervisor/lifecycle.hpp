@@ -227,14 +227,25 @@ class Lifecycle {
   // Everything raylaunch started has ended: look for stragglers, then exit.
   void finish(std::vector<Effect>& out);
 
+  // Everything that belongs to one run of the command, made anew by run_command(): nothing of a
+  // run (its group waited for, SIGKILL sent to it, what comes after it) reaches the next one.
+  struct CommandRun {
+    enum class Then { stop_ray, rerun, stay };  // once its group is gone
+    bool leader_running = true;  // its process runs (or replaces raylaunch, --exec)
+    bool group_wait = false;     // its leader exited; what is left of its group is waited for
+    bool killed = false;         // SIGKILL went to its group
+    Then then = Then::stop_ray;
+  };
+  bool command_running() const { return m_command && m_command->leader_running; }
+  bool group_wait() const { return m_command && m_command->group_wait; }
+
   Settings m_s;
   Phase m_phase = Phase::starting;
   bool m_ray_running = false;
-  bool m_command_running = false;
+  std::optional<CommandRun> m_command;  // the current (or last) run of the command
   bool m_ray_stop_running = false;
   bool m_wait_running = false;
   Wait m_wait = Wait::head;         // the wait under way (a cancelled one's late answer is ignored)
-  bool m_restart_pending = false;   // the command runs again once its group is gone
   int m_nodes_present = 0;          // pods ALIVE when the barrier ended
   RestartBudget m_budget{0, std::chrono::milliseconds(0)};
   bool m_ray_stop_sent = false;   // SIGTERM sent to `ray start`
@@ -242,9 +253,6 @@ class Lifecycle {
   bool m_leftovers_checked = false;
   bool m_exec_ray_started = false;  // exec mode: `ray start` (no --block) exited 0
   bool m_exec_when_ray_returns = false;  // exec mode: the barrier passed before `ray start` returned
-  bool m_group_wait = false;        // the command's leader exited; its group is being waited for
-  bool m_command_killed = false;    // SIGKILL went to the command's group
-  bool m_stay_after_command = false;  // the command succeeded under --on-success stay
   bool m_stragglers_checked = false;
   bool m_stragglers_signalled = false;
   int m_stop_signal = SIGTERM;      // what ended the run, for the rest of the command's group

@@ -32,16 +32,16 @@ constexpr std::chrono::milliseconds k_gone_node_stop_grace{5'000};
 
 std::vector<Effect> Lifecycle::on_timer(const TimerFired& t) {
   std::vector<Effect> out;
-  if (t.which == Timer::term_grace && m_command_running) {
+  if (t.which == Timer::term_grace && command_running()) {
     out.emplace_back(Log{Log::Level::warn, "the command did not exit within the term grace (" +
                                                util::format_duration(m_s.term_grace) + "): SIGKILL to its group"});
-    m_command_killed = true;
+    m_command->killed = true;
     out.emplace_back(KillGroup{Child::command});
-  } else if (t.which == Timer::term_grace && m_group_wait) {
+  } else if (t.which == Timer::term_grace && group_wait()) {
     out.emplace_back(Log{Log::Level::warn, "the command's process group did not exit within the term grace (" +
                                                util::format_duration(m_s.term_grace) + "): SIGKILL to what is left"});
-    m_command_killed = true;
-    m_group_wait = false;
+    m_command->killed = true;
+    m_command->group_wait = false;
     out.emplace_back(KillGroup{Child::command});
     after_command(out);
   } else if (t.which == Timer::term_grace && m_phase == Phase::draining) {
@@ -90,8 +90,8 @@ std::vector<Effect> Lifecycle::on_leftovers(const Leftovers& l) {
 
 std::vector<Effect> Lifecycle::on_group_gone(const GroupGone& g) {
   std::vector<Effect> out;
-  if (g.which == Child::command && m_group_wait) {
-    m_group_wait = false;
+  if (g.which == Child::command && group_wait()) {
+    m_command->group_wait = false;
     out.emplace_back(CancelTimer{Timer::term_grace});
     after_command(out);
   }
@@ -126,12 +126,12 @@ std::vector<Effect> Lifecycle::on_stragglers(const Stragglers& s) {
 
 SendSignal Lifecycle::to_command(int signo) const {
   // Once the leader is gone, only its group is left to signal.
-  const bool group = m_s.command_signals == CommandSignals::group || !m_command_running;
+  const bool group = m_s.command_signals == CommandSignals::group || !command_running();
   return SendSignal{Child::command, signo, group};
 }
 
 void Lifecycle::command_group_left(std::vector<Effect>& out, int left, bool signalled, bool grace_running) {
-  m_group_wait = true;
+  m_command->group_wait = true;
   const std::string n = processes(left) + " of its group still run";
   if (signalled) {
     out.emplace_back(Log{Log::Level::info, "the command exited; " + n + ", with the rest of the term grace"});
@@ -147,19 +147,21 @@ void Lifecycle::command_group_left(std::vector<Effect>& out, int left, bool sign
 }
 
 void Lifecycle::after_command(std::vector<Effect>& out) {
-  if (m_restart_pending) {
-    // Each rerun waits for the barrier again: a worker whose container restarted with the
-    // failure is back (and counted once, by its name) before the command needs it.
-    m_restart_pending = false;
-    m_phase = Phase::joining;
-    start_wait(out, Wait::join);
-    return;
+  switch (m_command ? m_command->then : CommandRun::Then::stop_ray) {
+    case CommandRun::Then::rerun:
+      // Each rerun waits for the barrier again: a worker whose container restarted with the
+      // failure is back (and counted once, by its name) before the command needs it.
+      m_command->then = CommandRun::Then::stop_ray;
+      m_phase = Phase::joining;
+      start_wait(out, Wait::join);
+      return;
+    case CommandRun::Then::stay:
+      m_phase = Phase::staying;
+      return;
+    case CommandRun::Then::stop_ray:
+      stop_ray(out);
+      return;
   }
-  if (m_stay_after_command) {
-    m_phase = Phase::staying;
-    return;
-  }
-  stop_ray(out);
 }
 
 void Lifecycle::shut_down(std::vector<Effect>& out, int code, std::string reason, std::optional<int> command_signal) {
@@ -170,7 +172,7 @@ void Lifecycle::shut_down(std::vector<Effect>& out, int code, std::string reason
   m_exit_code = code;
   m_reason = std::move(reason);
   cancel_wait(out);
-  if (m_command_running) {
+  if (command_running()) {
     m_stop_signal = command_signal.value_or(SIGTERM);
     out.emplace_back(to_command(m_stop_signal));
     out.emplace_back(StartTimer{Timer::term_grace, m_s.term_grace});
@@ -247,7 +249,7 @@ bool Lifecycle::restart_after(std::vector<Effect>& out, const ChildExited& e) {
 
 void Lifecycle::run_command(std::vector<Effect>& out) {
   m_phase = Phase::running_command;
-  m_command_running = true;
+  m_command.emplace();  // a run of its own: nothing of the last one carries over
   EnvAdditions env = {{k_nodes_present_env, std::to_string(m_nodes_present)},
                       {k_restart_count_env, std::to_string(m_budget.used())}};
   // With --exec the command replaces raylaunch (this machine then ends with the process). A

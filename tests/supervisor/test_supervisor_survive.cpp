@@ -323,3 +323,23 @@ TEST_CASE("head: a quorum's count reaches the command", "[lifecycle][survive]") 
   l.on(ready(Wait::local_gcs));
   CHECK(env_of(spawn_of(l.on(joined(3))), "RAYLAUNCH_NODES_PRESENT") == "3");
 }
+
+TEST_CASE("head: nothing of a failed run reaches its rerun: after a SIGKILLed group, a rerun's trainer keeps its grace",
+          "[lifecycle][survive][signals]") {
+  // Issue 26 item 1: the first run's group outlived its grace and was SIGKILLed; the rerun is
+  // `bash -c` over a trainer that saves a checkpoint on SIGTERM. bash dies at once, the trainer
+  // must keep the rest of the grace, and Ray is stopped only after it.
+  Lifecycle l = head_running_command(restarting_head(2));
+  CHECK(words(l.on(command_exit(1, 1min, 1))) == W{"signal:command-group:15", "timer:term", "watch:command"});
+  CHECK(words(l.on(TimerFired{Timer::term_grace})).front() == "kill:command");
+  l.on(GroupGone{Child::command});
+  REQUIRE(l.phase() == Phase::joining);
+  CHECK(words(l.on(joined(4))) == W{"spawn:command"});
+
+  CHECK(words(l.on(SignalReceived{SIGTERM})) == W{"signal:command-group:15", "timer:term"});
+  const auto wrapper = l.on(exited(Child::command, 143, "killed by SIGTERM", 1));
+  CHECK(words(wrapper) == W{"watch:command"});  // the trainer still saves: Ray keeps running
+  CHECK_THAT(logs(wrapper), Catch::Contains("with the rest of the term grace"));
+  CHECK(words(l.on(GroupGone{Child::command})) == W{"untimer:term", "signal:ray:15", "timer:ray"});
+  CHECK(words(finish_ray(l)).back() == "exit:143");
+}
