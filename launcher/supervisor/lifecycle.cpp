@@ -279,6 +279,18 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
           out.emplace_back(CancelTimer{Timer::term_grace});
           stop_ray(out);
           break;
+        case Phase::restarting:
+          // The rerun would wait in the barrier on a GCS that is gone, for the whole join
+          // timeout: the run ends now, once what is left of the failed command's group is gone.
+          m_command->then = CommandRun::Then::stop_ray;
+          m_phase = Phase::stopping;
+          m_exit_code = exit_code::unavailable;
+          m_reason = with_detail("Ray died while the failed command's group was stopped (ray start " + e.how + ")",
+                                 e.detail);
+          if (!group_wait()) {
+            after_command(out);
+          }
+          break;
         case Phase::staying:
           out.emplace_back(Log{Log::Level::warn, "Ray " + e.how +
                                                      " after the command succeeded; staying up anyway: exiting would "

@@ -343,3 +343,21 @@ TEST_CASE("head: nothing of a failed run reaches its rerun: after a SIGKILLed gr
   CHECK(words(l.on(GroupGone{Child::command})) == W{"untimer:term", "signal:ray:15", "timer:ray"});
   CHECK(words(finish_ray(l)).back() == "exit:143");
 }
+
+TEST_CASE("head: Ray dying while a failed command's group is stopped ends the run, 69, with the cause",
+          "[lifecycle][survive]") {
+  // Issue 26 item 2: the rerun's barrier would poll a dead GCS for the whole join timeout.
+  Lifecycle l = head_running_command(restarting_head(2));
+  l.on(command_exit(1, 1min, 2));
+  REQUIRE(l.phase() == Phase::restarting);
+  ChildExited ray = exited(Child::ray, 1, "exited with 1");
+  ray.detail = "Some Ray subprocesses exited unexpectedly";
+  CHECK(words(l.on(ray)).empty());  // the failed command's group keeps the rest of its grace
+  CHECK(l.phase() == Phase::stopping);
+  CHECK(words(l.on(GroupGone{Child::command})) == W{"untimer:term", "leftovers?"});
+  CHECK(words(l.on(Leftovers{0})) == W{"stragglers?"});
+  const auto last = l.on(Stragglers{0, ""});
+  CHECK(words(last) == W{"exit:69"});
+  CHECK_THAT(exit_reason(last), Catch::StartsWith("Ray died while the failed command's group was stopped (ray start "
+                                                  "exited with 1): Some Ray subprocesses exited unexpectedly"));
+}
