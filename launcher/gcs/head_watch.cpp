@@ -1,5 +1,6 @@
 #include "gcs/head_watch.hpp"
 
+#include <grpcpp/support/status_code_enum.h>
 #include <spdlog/spdlog.h>
 
 #include "util/strings.hpp"
@@ -16,8 +17,11 @@ HeadWatch::HeadWatch(GcsClient& client, std::string node_name, std::uint64_t not
     : m_client(client), m_name(std::move(node_name)), m_not_before_ms(not_before_ms) {}
 
 HeadCheck HeadWatch::failed(const RpcError& e, const std::string& what) {
-  if (e.grpc_code != 0) {
-    m_client.reset_channel();  // the head may be a new process: reconnect, relearn its version
+  if (e.grpc_code == grpc::StatusCode::UNAVAILABLE) {
+    // The head may be a new process: reconnect, relearn its version. Not on CANCELLED (the watch
+    // is being stopped, and the drain goes on on this channel) nor on DEADLINE_EXCEEDED: a slow
+    // GCS would get a new connection, and with TLS a new handshake, every look.
+    m_client.reset_channel();
   }
   return {HeadState::unknown, "head GCS at " + m_client.target() + " did not answer " + what + ": " + e.describe()};
 }

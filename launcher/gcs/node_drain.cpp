@@ -63,8 +63,22 @@ DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util:
   spdlog::info("draining node {} (deadline in {}): no new work is scheduled on it; Ray stops once it is idle or at "
                "the deadline", node->id.hex().substr(0, 12), util::format_duration(options.window));
 
+  // One look at the node's row, in the layout of the GCS's version, which a channel that has not
+  // learnt it (the head watch's was reset, or the node came from it) asks first: not knowing the
+  // version is not knowing "Ray <= 2.35". nullopt where the GCS cannot be asked for one row.
+  auto look = [&]() -> std::optional<util::Result<NodeTable, RpcError>> {
+    if (!client.version()) {
+      if (const auto v = client.check_alive(bounded(), stop); !v) {
+        return util::Result<NodeTable, RpcError>::failure(v.error());
+      }
+    }
+    const NodeFilter filter = node_filter_for(client.version());
+    if (filter == NodeFilter::none) {
+      return std::nullopt;
+    }
+    return get_nodes(client, NodeMatch{node->id, ""}, filter, bounded(), stop);
+  };
   // Until the row is DEAD (the raylet drained and exited) or the deadline has passed.
-  const NodeFilter filter = node_filter_for(client.version());
   // When the head stops answering (the whole cluster deleted, its head first), the raylet cannot
   // report itself drained: the deadline is then waited out, and the line must not claim work ran.
   std::optional<util::Clock::TimePoint> unanswered_since;
@@ -74,19 +88,22 @@ DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util:
     if (!clock.sleep_for(std::min(options.poll_every, left), stop)) {
       return done(DrainOutcome::not_drained, "drain interrupted");
     }
-    if (filter == NodeFilter::none || clock.now() >= end) {
+    if (clock.now() >= end) {
+      continue;
+    }
+    const auto rows = look();
+    if (!rows) {
       continue;  // Ray <= 2.35 cannot be asked for one row: wait the deadline out
     }
-    const auto rows = get_nodes(client, NodeMatch{node->id, ""}, filter, bounded(), stop);
-    if (!rows) {
+    if (!*rows) {
       if (!unanswered_since) {
         unanswered_since = clock.now();
-        unanswered_why = rows.error().describe();
+        unanswered_why = rows->error().describe();
       }
       continue;  // the head may come back (GCS fault tolerance): the deadline still ends the wait
     }
     unanswered_since.reset();
-    for (const NodeEntry& e : rows.value().nodes) {
+    for (const NodeEntry& e : rows->value().nodes) {
       if (e.node_id_hex == node->id.hex() && !e.alive) {
         return done(DrainOutcome::drained, "drained: the node was idle and its raylet exited after " +
                                                util::format_elapsed(util::ms_between(started, clock.now())) +

@@ -241,9 +241,17 @@ struct Supervisor::Impl {
 
   // --- effects out -------------------------------------------------------------------------
   void apply(const StartWait& w) {
-    // The previous wait thread, if any, has finished: its result is what got us here. A wait
-    // that throws (a bug) ends as a failed wait with the reason, never in std::terminate.
-    wait_thread = std::jthread([this, which = w.which](std::stop_token stop) {
+    // One wait at a time, never two: the new wait's thread first joins the last one (asked to
+    // stop, or done already: its result is what got us here), off the event loop. So waits never
+    // run side by side on what they share (the drain follows the head watch it cancelled, on the
+    // same GCS client; app/run_waits.hpp). A wait that throws (a bug) ends as a failed wait with
+    // the reason, never in std::terminate.
+    auto previous = std::make_shared<std::jthread>(std::move(wait_thread));
+    previous->request_stop();
+    wait_thread = std::jthread([this, which = w.which, previous](std::stop_token stop) {
+      if (previous->joinable()) {
+        previous->join();
+      }
       WaitFinished result;
       try {
         result = spec.wait(which, stop);

@@ -106,5 +106,20 @@ expect_in worker-busy.term "drained until the 3s deadline; the head GCS at 127.0
 expect_in worker-busy.term "so whether work still ran on the node is unknown"
 "$FAKE_GCS" ctl --control "unix:$CONTROL" fault unavailable 0 >/dev/null
 case_down busy
+
+# 6. SIGTERM while a look of the head watch is in flight on a slow GCS (every call 1.5 s): the
+#    watch is cancelled and the drain goes on on the same channel (issue 26 item 3). Neither the
+#    cancelled call nor the watch's timed-out one may cost the drain the GCS's version: it must
+#    still look at its node's row, see it DEAD at once and stop Ray, not wait out the window
+#    taking the GCS for Ray <= 2.35.
+case_up idle 30s
+"$FAKE_GCS" ctl --control "unix:$CONTROL" fault delay 1500 >/dev/null
+wait_text worker-idle.err "did not answer GetAllNodeInfo: DEADLINE_EXCEEDED"
+kill -TERM "${POD[worker-idle]}"
+finish worker-idle 40
+expect_rc 143 "a worker drained while its watch's call was in flight"
+expect_in worker-idle.term "stopped by SIGTERM while Ray ran; drained: the node was idle and its raylet exited after"
+"$FAKE_GCS" ctl --control "unix:$CONTROL" fault delay 0 >/dev/null
+case_down idle
 expect_clean
 echo PASS
