@@ -361,8 +361,15 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
 std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
   std::vector<Effect> out;
   if (!ends_run(s.signo)) {
-    if (const auto child = main_child()) {
-      out.emplace_back(*child == Child::command ? to_command(s.signo) : SendSignal{*child, s.signo, false});
+    // For the command only (`kill -USR1 1` for a hung job's stack dumps). `ray start` never gets
+    // one: Ray's CLI has no handler for SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 or SIGALRM and dies of
+    // them (Python's default action), taking the node, or on the head the cluster, with it.
+    if (command_running()) {
+      out.emplace_back(to_command(s.signo));
+    } else if (m_ray_running) {
+      out.emplace_back(Log{Log::Level::warn, util::signal_name(s.signo) +
+                                                 " not forwarded: only the launch command gets it, while it runs; "
+                                                 "ray start would die of it"});
     }
     return out;
   }

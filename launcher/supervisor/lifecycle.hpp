@@ -177,7 +177,8 @@ using Effect = std::variant<StartWait, CancelWait, Spawn, ExecCommand, SendSigna
 // ends gets SIGKILL. The same for what a command that exited on its own left in its group
 // (SIGTERM, grace, SIGKILL). Then Ray is stopped, then whatever outlived both (stragglers)
 // gets SIGTERM, the term grace and SIGKILL; exit 128+N (0 when staying after success). Every
-// other signal is forwarded only (util::is_forwarded).
+// other signal (util::is_forwarded) goes to the command only, while it runs, and changes nothing
+// else; `ray start` never gets one (Ray's CLI dies of most of them).
 class Lifecycle {
  public:
   explicit Lifecycle(Settings settings) : m_s(settings), m_budget(settings.restarts, settings.restart_window) {}
@@ -189,7 +190,7 @@ class Lifecycle {
   int restarts() const { return m_budget.used(); }
   // Why the run is ending, once it is ("" before): /livez says it while stopping.
   const std::string& reason() const { return m_reason; }
-  // Which child the forwarded signals go to now (nullopt: none runs).
+  // The child that leads the run now: the command while it runs, else `ray start` (nullopt: none).
   std::optional<Child> main_child() const;
   bool running(Child c) const;
 
