@@ -161,13 +161,14 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
     out.emplace_back(CancelTimer{Timer::term_grace});
     m_node_gone = w.node_gone;
     if (!w.reason.empty()) {
-      m_reason += "; " + w.reason;
+      m_reason += (w.not_started ? "; not drained: " : "; ") + w.reason;
     }
     stop_ray(out);
     return out;
   }
-  if (w.which == Wait::watch && w.internal_error) {
-    // A bug in the watch must not end a healthy worker: it runs on unwatched, as before.
+  if (w.which == Wait::watch && (w.internal_error || w.not_started)) {
+    // A bug in the watch, or no thread for it, must not end a healthy worker: it runs on
+    // unwatched, as before.
     out.emplace_back(Log{Log::Level::error, "the head watch stopped: " + w.reason + "; Ray runs on unwatched"});
     return out;
   }

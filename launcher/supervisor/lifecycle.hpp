@@ -78,6 +78,7 @@ struct WaitFinished {
   util::WaitEnd end = util::WaitEnd::ready;
   std::string reason;  // one line when not ready (or, for `diagnose`, what the check found)
   bool internal_error = false;  // the wait threw (a bug): exit 70, not what `end` says
+  bool not_started = false;     // no thread could run it (EAGAIN at a pids limit): `code` is 71
   std::optional<int> code{};    // the exit code when it is not what `end` says (78: versions differ)
   bool node_gone = false;       // drain: this node drained and its raylet exited (its row is DEAD)
   int nodes = 0;                // join: distinct pods ALIVE when it ended ready

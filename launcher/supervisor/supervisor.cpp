@@ -15,6 +15,7 @@
 #include <memory>
 #include <set>
 #include <spdlog/spdlog.h>
+#include <system_error>
 #include <thread>
 
 #include "supervisor/processes.hpp"
@@ -36,6 +37,26 @@ constexpr std::size_t k_reason_output_lines = 3;
 // tini reaps on every SIGCHLD and once a second besides; the same tick sees a watched group
 // or straggler go, whose last process may not be raylaunch's child (no SIGCHLD for us).
 constexpr std::chrono::seconds k_tick{1};
+
+const char* wait_name(Wait w) {
+  switch (w) {
+    case Wait::preflight:
+      return "the wait for Redis";
+    case Wait::local_gcs:
+      return "the wait for the local GCS";
+    case Wait::join:
+      return "the join barrier";
+    case Wait::head:
+      return "the wait for the head";
+    case Wait::diagnose:
+      return "the look at the head";
+    case Wait::watch:
+      return "the head watch";
+    case Wait::drain:
+      return "the drain";
+  }
+  return "a wait";
+}
 
 const char* child_name(Child c) {
   switch (c) {
@@ -244,32 +265,52 @@ struct Supervisor::Impl {
     // One wait at a time, never two: the new wait's thread first joins the last one (asked to
     // stop, or done already: its result is what got us here), off the event loop. So waits never
     // run side by side on what they share (the drain follows the head watch it cancelled, on the
-    // same GCS client; app/run_waits.hpp). A wait that throws (a bug) ends as a failed wait with
-    // the reason, never in std::terminate.
+    // same GCS client; app/run_waits.hpp).
     auto previous = std::make_shared<std::jthread>(std::move(wait_thread));
     previous->request_stop();
-    wait_thread = std::jthread([this, which = w.which, previous](std::stop_token stop) {
-      if (previous->joinable()) {
-        previous->join();
-      }
-      WaitFinished result;
-      try {
-        result = spec.wait(which, stop);
-      } catch (const std::exception& e) {
-        result = WaitFinished{which, util::WaitEnd::unreachable,
-                              std::string("internal error in raylaunch's wait: ") + e.what() + " (please report it)"};
-        result.internal_error = true;
-      } catch (...) {
-        result = WaitFinished{which, util::WaitEnd::unreachable, "internal error in raylaunch's wait (please report it)"};
-        result.internal_error = true;
-      }
-      result.which = which;
-      try {
-        post_event(std::move(result));
-      } catch (...) {
-        spdlog::critical("the wait's result could not be handed back (out of memory?)");
-      }
-    });
+    try {
+      wait_thread = std::jthread([this, which = w.which, previous](std::stop_token stop) {
+        if (previous->joinable()) {
+          previous->join();
+        }
+        run_wait(which, std::move(stop));
+      });
+    } catch (const std::exception& e) {
+      // No thread (EAGAIN at a pod's pids limit): the wait failed, and the run goes on as after
+      // any failed wait (a drain then stops Ray, a watch leaves Ray unwatched), never exit 70.
+      wait_thread = std::move(*previous);
+      const auto* error = dynamic_cast<const std::system_error*>(&e);
+      WaitFinished failed{w.which, util::WaitEnd::unreachable,
+                          std::string("could not start a thread for ") + wait_name(w.which) + ": " +
+                              (error != nullptr ? error->code().message() : std::string(e.what())) +
+                              " (the pod's pids limit?)"};
+      failed.not_started = true;
+      failed.code = exit_code::os_error;
+      spdlog::error("{}", failed.reason);
+      post_event(std::move(failed));
+    }
+  }
+
+  // On the wait's own thread. A wait that throws (a bug) ends as a failed wait with the reason,
+  // never in std::terminate.
+  void run_wait(Wait which, std::stop_token stop) {
+    WaitFinished result;
+    try {
+      result = spec.wait(which, std::move(stop));
+    } catch (const std::exception& e) {
+      result = WaitFinished{which, util::WaitEnd::unreachable,
+                            std::string("internal error in raylaunch's wait: ") + e.what() + " (please report it)"};
+      result.internal_error = true;
+    } catch (...) {
+      result = WaitFinished{which, util::WaitEnd::unreachable, "internal error in raylaunch's wait (please report it)"};
+      result.internal_error = true;
+    }
+    result.which = which;
+    try {
+      post_event(std::move(result));
+    } catch (...) {
+      spdlog::critical("the wait's result could not be handed back (out of memory?)");
+    }
   }
 
   void apply(const CancelWait&) { wait_thread.request_stop(); }

@@ -361,3 +361,36 @@ TEST_CASE("head: Ray dying while a failed command's group is stopped ends the ru
   CHECK_THAT(exit_reason(last), Catch::StartsWith("Ray died while the failed command's group was stopped (ray start "
                                                   "exited with 1): Some Ray subprocesses exited unexpectedly"));
 }
+
+TEST_CASE("a wait that could not start (no thread: a pids limit) fails as a wait; the run goes on", "[lifecycle][survive]") {
+  // Issue 26 item 7: the exception once turned a graceful stop into exit 70 and SIGKILL of all.
+  auto no_thread = [](Wait w) {
+    WaitFinished f = ended(w, WaitEnd::unreachable, "could not start a thread for it: Resource temporarily unavailable",
+                           71);
+    f.not_started = true;
+    return f;
+  };
+  {
+    Lifecycle l = worker_running();
+    const auto effects = l.on(no_thread(Wait::watch));
+    CHECK(words(effects).empty());
+    CHECK_THAT(logs(effects), Catch::Contains("Ray runs on unwatched"));
+    CHECK(l.phase() == Phase::running_ray);
+  }
+  {
+    Lifecycle l = worker_running();
+    l.on(SignalReceived{SIGTERM});
+    CHECK(words(l.on(no_thread(Wait::drain))) == W{"untimer:term", "signal:ray:15", "timer:ray"});
+    const auto last = finish_ray(l);
+    CHECK(words(last).back() == "exit:143");
+    CHECK(exit_reason(last) == "stopped by SIGTERM while Ray ran; not drained: could not start a thread for it: "
+                               "Resource temporarily unavailable");
+  }
+  {
+    Lifecycle l(head());
+    l.on(Start{});
+    l.on(ready(Wait::local_gcs));
+    CHECK(words(l.on(no_thread(Wait::join))) == W{"signal:ray:15", "timer:ray"});
+    CHECK(words(finish_ray(l)).back() == "exit:71");
+  }
+}
