@@ -240,6 +240,7 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
   switch (e.which) {
     case Child::ray:
       m_ray_running = false;
+      killed_gone(out, Child::ray);
       if (m_ray_stop_sent) {
         out.emplace_back(CancelTimer{Timer::ray_stop_grace});
       }
@@ -311,6 +312,7 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
         return out;  // never spawned: nothing of it to end
       }
       m_command->leader_running = false;
+      killed_gone(out, Child::command);
       if (m_phase == Phase::running_command) {
         // It exited on its own: its status is the run's, unless it succeeded under stay, or
         // failed in a way worth running it again in place.
@@ -352,6 +354,7 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
       return out;
     case Child::ray_stop:
       m_ray_stop_running = false;
+      killed_gone(out, Child::ray_stop);
       out.emplace_back(CancelTimer{Timer::ray_stop_grace});
       finish(out);
       return out;

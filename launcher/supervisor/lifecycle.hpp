@@ -23,8 +23,9 @@ enum class Child { ray, command, ray_stop };
 // this node is DEAD), and a worker's drain of its own node after SIGTERM.
 enum class Wait { preflight, local_gcs, join, head, diagnose, watch, drain };
 // term_grace: the command's (and its group's) time after SIGTERM; ray_stop_grace: `ray start`'s
-// (or the fallback `ray stop`'s) time to stop Ray; stragglers: what outlived everything.
-enum class Timer { term_grace, ray_stop_grace, stragglers };
+// (or the fallback `ray stop`'s) time to stop Ray; stragglers: what outlived everything; killed:
+// how long a child (or the failed command's group, before its rerun) may take to go after SIGKILL.
+enum class Timer { term_grace, ray_stop_grace, stragglers, killed };
 
 // Where a signal for the command goes (RAYLAUNCH_FORWARD_SIGNALS). `ray start --block` always
 // gets it alone: it stops Ray's processes in order itself, and a group signal would race that.
@@ -228,6 +229,12 @@ class Lifecycle {
   SendSignal to_command(int signo) const;
   // Everything raylaunch started has ended: look for stragglers, then exit.
   void finish(std::vector<Effect>& out);
+  // SIGKILL to `which` and its group, and the bound on its going (Timer::killed).
+  void kill(std::vector<Effect>& out, Child which);
+  // The bound passed and what was SIGKILLed is still there (uninterruptible sleep): go on without it.
+  void killed_too_long(std::vector<Effect>& out);
+  // The child (or group) the kill bound waits for has gone: the bound is off.
+  void killed_gone(std::vector<Effect>& out, Child which);
 
   // Everything that belongs to one run of the command, made anew by run_command(): nothing of a
   // run (its group waited for, SIGKILL sent to it, what comes after it) reaches the next one.
@@ -255,6 +262,7 @@ class Lifecycle {
   bool m_leftovers_checked = false;
   bool m_exec_ray_started = false;  // exec mode: `ray start` (no --block) exited 0
   bool m_exec_when_ray_returns = false;  // exec mode: the barrier passed before `ray start` returned
+  std::optional<Child> m_killed;    // what Timer::killed waits for
   bool m_stragglers_checked = false;
   bool m_stragglers_signalled = false;
   int m_stop_signal = SIGTERM;      // what ended the run, for the rest of the command's group

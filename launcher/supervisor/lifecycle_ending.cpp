@@ -28,19 +28,32 @@ constexpr std::chrono::milliseconds k_drain_overrun{5'000};
 // its node joined). A `ray start` past its start-up stops within ~1 s (kill_all_processes).
 constexpr std::chrono::milliseconds k_gone_node_stop_grace{5'000};
 
+// A process goes within milliseconds of SIGKILL, unless it is in uninterruptible sleep (D state:
+// a hung NFS mount, a GPU driver call); a large CUDA process can take seconds to give its GPU
+// memory back. Past this, the run goes on without it, and says so.
+constexpr std::chrono::milliseconds k_after_sigkill{10'000};
+
 }  // namespace
 
 std::vector<Effect> Lifecycle::on_timer(const TimerFired& t) {
   std::vector<Effect> out;
-  if (t.which == Timer::term_grace && command_running()) {
+  if (t.which == Timer::killed) {
+    killed_too_long(out);
+  } else if (t.which == Timer::term_grace && command_running()) {
     out.emplace_back(Log{Log::Level::warn, "the command did not exit within the term grace (" +
                                                util::format_duration(m_s.term_grace) + "): SIGKILL to its group"});
     m_command->killed = true;
-    out.emplace_back(KillGroup{Child::command});
+    kill(out, Child::command);
   } else if (t.which == Timer::term_grace && group_wait()) {
     out.emplace_back(Log{Log::Level::warn, "the command's process group did not exit within the term grace (" +
                                                util::format_duration(m_s.term_grace) + "): SIGKILL to what is left"});
     m_command->killed = true;
+    if (m_command->then == CommandRun::Then::rerun) {
+      // The rerun waits for the killed group to be gone: it may still hold GPU memory. The group
+      // is still watched; GroupGone (or the bound) starts the rerun.
+      kill(out, Child::command);
+      return out;
+    }
     m_command->group_wait = false;
     out.emplace_back(KillGroup{Child::command});
     after_command(out);
@@ -62,13 +75,13 @@ std::vector<Effect> Lifecycle::on_timer(const TimerFired& t) {
                                                  " though its node had drained and its raylet exited (a ray start "
                                                  "still starting waits up to 30 s for its node): nothing of Ray's "
                                                  "runs here to lose, SIGKILL to its group"});
-      out.emplace_back(KillGroup{Child::ray});
+      kill(out, Child::ray);
     } else if (m_ray_running) {
       out.emplace_back(Log{Log::Level::warn, "ray start did not stop within " +
                                                  util::format_duration(m_s.ray_stop_grace) + ": SIGKILL to its group"});
-      out.emplace_back(KillGroup{Child::ray});
+      kill(out, Child::ray);
     } else if (m_ray_stop_running) {
-      out.emplace_back(KillGroup{Child::ray_stop});
+      kill(out, Child::ray_stop);
     }
   }
   return out;
@@ -92,10 +105,60 @@ std::vector<Effect> Lifecycle::on_group_gone(const GroupGone& g) {
   std::vector<Effect> out;
   if (g.which == Child::command && group_wait()) {
     m_command->group_wait = false;
-    out.emplace_back(CancelTimer{Timer::term_grace});
+    if (m_killed == Child::command) {
+      killed_gone(out, Child::command);
+    } else {
+      out.emplace_back(CancelTimer{Timer::term_grace});
+    }
     after_command(out);
   }
   return out;
+}
+
+void Lifecycle::kill(std::vector<Effect>& out, Child which) {
+  out.emplace_back(KillGroup{which});
+  out.emplace_back(StartTimer{Timer::killed, k_after_sigkill});
+  m_killed = which;
+}
+
+void Lifecycle::killed_gone(std::vector<Effect>& out, Child which) {
+  if (m_killed == which) {
+    m_killed.reset();
+    out.emplace_back(CancelTimer{Timer::killed});
+  }
+}
+
+void Lifecycle::killed_too_long(std::vector<Effect>& out) {
+  if (!m_killed) {
+    return;
+  }
+  const Child which = *m_killed;
+  m_killed.reset();
+  const std::string late = " did not exit within " + util::format_duration(k_after_sigkill) +
+                           " of SIGKILL (uninterruptible sleep, D state?)";
+  if (which == Child::command && group_wait()) {  // the failed command's group, before its rerun
+    out.emplace_back(Log{Log::Level::warn, "the failed command's process group is still there " +
+                                               util::format_duration(k_after_sigkill) +
+                                               " after SIGKILL (uninterruptible sleep, D state?): running the command "
+                                               "again without waiting for it"});
+    m_command->group_wait = false;
+    after_command(out);
+  } else if (which == Child::command && command_running()) {
+    out.emplace_back(Log{Log::Level::warn, "the command" + late + ": stopping Ray without waiting for it"});
+    m_command->leader_running = false;
+    m_reason += "; the command" + late;
+    after_command(out);
+  } else if (which == Child::ray && m_ray_running) {
+    out.emplace_back(Log{Log::Level::warn, "ray start" + late + ": ending the run without it"});
+    m_ray_running = false;
+    m_leftovers_checked = true;  // SIGKILL already went to Ray's whole group: no `ray stop` for it
+    m_reason += "; ray start" + late;
+    finish(out);
+  } else if (which == Child::ray_stop && m_ray_stop_running) {
+    out.emplace_back(Log{Log::Level::warn, "ray stop" + late + ": ending the run without it"});
+    m_ray_stop_running = false;
+    finish(out);
+  }
 }
 
 std::vector<Effect> Lifecycle::on_stragglers(const Stragglers& s) {

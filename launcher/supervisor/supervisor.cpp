@@ -91,7 +91,7 @@ void write_termination_message(const std::string& path, const std::string& line)
 struct Supervisor::Impl {
   Impl(asio::io_context& io_, RunSpec spec_, RunState& state_)
       : io(io_), spec(std::move(spec_)), state(state_), lifecycle(spec.settings), signals(io), term_timer(io),
-        ray_timer(io), stragglers_timer(io), tick(io) {}
+        ray_timer(io), stragglers_timer(io), killed_timer(io), tick(io) {}
 
   asio::io_context& io;
   RunSpec spec;
@@ -102,6 +102,7 @@ struct Supervisor::Impl {
   asio::steady_timer term_timer;
   asio::steady_timer ray_timer;
   asio::steady_timer stragglers_timer;
+  asio::steady_timer killed_timer;
   asio::steady_timer tick;
   std::map<pid_t, Child> children;
   std::map<Child, Clock::time_point> started;
@@ -401,7 +402,17 @@ struct Supervisor::Impl {
   }
 
   asio::steady_timer& timer_of(Timer which) {
-    return which == Timer::term_grace ? term_timer : which == Timer::ray_stop_grace ? ray_timer : stragglers_timer;
+    switch (which) {
+      case Timer::term_grace:
+        return term_timer;
+      case Timer::ray_stop_grace:
+        return ray_timer;
+      case Timer::stragglers:
+        return stragglers_timer;
+      case Timer::killed:
+        break;
+    }
+    return killed_timer;
   }
 
   void apply(const StartTimer& t) {
@@ -457,7 +468,7 @@ struct Supervisor::Impl {
       spdlog::error("exiting {}: {}", e.code, e.reason);
     }
     wait_thread.request_stop();
-    for (asio::steady_timer* t : {&term_timer, &ray_timer, &stragglers_timer, &tick}) {
+    for (asio::steady_timer* t : {&term_timer, &ray_timer, &stragglers_timer, &killed_timer, &tick}) {
       t->cancel();
     }
     boost::system::error_code ignored;

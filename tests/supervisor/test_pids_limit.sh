@@ -23,7 +23,7 @@ remove_cgroup() {
   echo max >"$CG/pids.max" 2>/dev/null || true
   for i in $(seq 50); do rmdir "$CG" 2>/dev/null && return 0; sleep 0.1; done
 }
-trap 'remove_cgroup' EXIT
+trap 'cleanup; remove_cgroup' EXIT  # fail_fast.sh's cleanup first: a cgroup with members stays
 
 # The worker's raylaunch enters the cgroup before it starts (every thread and child it makes
 # counts there); the head stays out of it.

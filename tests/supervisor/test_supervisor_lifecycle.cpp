@@ -200,10 +200,10 @@ TEST_CASE("the term grace is the command group's: a wrapper's trainer is signall
     SECTION("signal " + n + ": a stubborn leader gets SIGKILL with its group; its exit then stops Ray") {
       Lifecycle l = head_running_command();
       l.on(SignalReceived{sig});
-      CHECK(words(l.on(TimerFired{Timer::term_grace})) == W{"kill:command"});
+      CHECK(words(l.on(TimerFired{Timer::term_grace})) == W{"kill:command", "timer:killed"});
       // The group is dying of SIGKILL as the leader is reaped: not waited for again.
       CHECK(words(l.on(exited(Child::command, 137, "killed by SIGKILL", 3))) ==
-            W{"untimer:term", "signal:ray:15", "timer:ray"});
+            W{"untimer:killed", "untimer:term", "signal:ray:15", "timer:ray"});
       CHECK(exit_of(ray_gone(l))->code == 128 + sig);
     }
   }
@@ -333,7 +333,7 @@ TEST_CASE("Ray processes outliving ray start get `ray stop`, bounded by the grac
   Lifecycle l = head_running_command();
   l.on(exited(Child::command, 0, "exited with 0"));
   l.on(TimerFired{Timer::ray_stop_grace});  // ray start ignored SIGTERM
-  CHECK(words(l.on(exited(Child::ray, 137, "killed by SIGKILL"))) == W{"untimer:ray", "leftovers?"});
+  CHECK(words(l.on(exited(Child::ray, 137, "killed by SIGKILL"))) == W{"untimer:killed", "untimer:ray", "leftovers?"});
   CHECK(words(l.on(Leftovers{3})) == W{"spawn:ray_stop", "timer:ray"});
   CHECK(words(l.on(exited(Child::ray_stop, 0, "exited with 0"))) == W{"untimer:ray", "stragglers?"});
   CHECK(words(l.on(Stragglers{0, ""})) == W{"exit:0"});

@@ -157,7 +157,7 @@ TEST_CASE("worker: once its drained node's raylet has exited, ray start gets a s
   REQUIRE(timer != nullptr);
   CHECK(timer->after == 5s);
   const auto fired = l.on(TimerFired{Timer::ray_stop_grace});
-  CHECK(words(fired) == W{"kill:ray"});
+  CHECK(words(fired) == W{"kill:ray", "timer:killed"});
   CHECK_THAT(logs(fired), Catch::Contains("its raylet exited") && Catch::Contains("nothing of Ray's runs here"));
   CHECK(exit_reason(finish_ray(l)) == "stopped by SIGTERM while Ray ran; drained: the node was idle and its raylet "
                                       "exited");
@@ -392,5 +392,73 @@ TEST_CASE("a wait that could not start (no thread: a pids limit) fails as a wait
     l.on(ready(Wait::local_gcs));
     CHECK(words(l.on(no_thread(Wait::join))) == W{"signal:ray:15", "timer:ray"});
     CHECK(words(finish_ray(l)).back() == "exit:71");
+  }
+}
+
+TEST_CASE("head: the rerun starts once the failed command's SIGKILLed group is gone, or after a bound",
+          "[lifecycle][survive]") {
+  // Issue 26 item 8: the group may still hold GPU memory milliseconds after SIGKILL.
+  Lifecycle l = head_running_command(restarting_head(2));
+  l.on(command_exit(1, 1min, 1));
+  const auto killed = l.on(TimerFired{Timer::term_grace});
+  CHECK(words(killed) == W{"kill:command", "timer:killed"});
+  const auto* bound = std::get_if<StartTimer>(&killed.back());
+  REQUIRE(bound != nullptr);
+  CHECK(bound->after == 10s);
+  CHECK(l.phase() == Phase::restarting);
+  SECTION("the group goes") { CHECK(words(l.on(GroupGone{Child::command})) == W{"untimer:killed", "wait:join"}); }
+  SECTION("it does not (a process in D state): said, and the rerun goes on") {
+    const auto late = l.on(TimerFired{Timer::killed});
+    CHECK(words(late) == W{"wait:join"});
+    CHECK_THAT(logs(late), Catch::Contains("still there 10s after SIGKILL") &&
+                               Catch::Contains("running the command again without waiting for it"));
+    CHECK(words(l.on(GroupGone{Child::command})).empty());  // too late to matter
+  }
+}
+
+TEST_CASE("after SIGKILL every wait is bounded: a child that never exits (D state) does not hold the run",
+          "[lifecycle][signals]") {
+  // Issue 26 item 9.
+  SECTION("the command: Ray is stopped without it") {
+    Lifecycle l = head_running_command();
+    l.on(SignalReceived{SIGTERM});
+    CHECK(words(l.on(TimerFired{Timer::term_grace})) == W{"kill:command", "timer:killed"});
+    const auto late = l.on(TimerFired{Timer::killed});
+    CHECK(words(late) == W{"signal:ray:15", "timer:ray"});
+    CHECK_THAT(logs(late), Catch::Contains("the command did not exit within 10s of SIGKILL"));
+    const auto last = ray_gone(l);
+    CHECK(words(last).back() == "exit:143");
+    CHECK(exit_reason(last) == "stopped by SIGTERM while the command ran; the command did not exit within 10s of "
+                               "SIGKILL (uninterruptible sleep, D state?)");
+  }
+  SECTION("the command exits after all: nothing more to wait for") {
+    Lifecycle l = head_running_command();
+    l.on(SignalReceived{SIGTERM});
+    l.on(TimerFired{Timer::term_grace});
+    CHECK(words(l.on(exited(Child::command, 137, "killed by SIGKILL"))) ==
+          W{"untimer:killed", "untimer:term", "signal:ray:15", "timer:ray"});
+  }
+  SECTION("ray start: the run ends without it") {
+    Settings s = worker();
+    Lifecycle l(s);
+    l.on(Start{});
+    l.on(ready(Wait::head));
+    l.on(SignalReceived{SIGTERM});
+    CHECK(words(l.on(TimerFired{Timer::ray_stop_grace})) == W{"kill:ray", "timer:killed"});
+    const auto late = l.on(TimerFired{Timer::killed});
+    CHECK(words(late) == W{"stragglers?"});  // not `ray stop`: SIGKILL already went to Ray's whole group
+    const auto last = l.on(Stragglers{0, ""});
+    CHECK(words(last) == W{"exit:143"});
+    CHECK(exit_reason(last) == "stopped by SIGTERM while Ray ran; ray start did not exit within 10s of SIGKILL "
+                               "(uninterruptible sleep, D state?)");
+  }
+  SECTION("ray stop, the fallback") {
+    Lifecycle l = head_running_command();
+    l.on(exited(Child::command, 0, "exited with 0"));
+    l.on(exited(Child::ray, 1, "exited with 1"));
+    l.on(Leftovers{2});
+    CHECK(words(l.on(TimerFired{Timer::ray_stop_grace})) == W{"kill:ray_stop", "timer:killed"});
+    CHECK(words(l.on(TimerFired{Timer::killed})) == W{"stragglers?"});
+    CHECK(words(l.on(Stragglers{0, ""})) == W{"exit:0"});
   }
 }
