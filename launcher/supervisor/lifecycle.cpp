@@ -255,6 +255,16 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
         }
         return out;
       }
+      if (!e.ran && e.code == exit_code::os_error && (m_phase == Phase::starting_ray || m_phase == Phase::running_ray)) {
+        // Never started: a system call of raylaunch's failed (the pipe for its output, out of
+        // file descriptors), 71, not Ray (nor the head) failing.
+        shut_down(out, exit_code::os_error,
+                  with_detail("ray start " + e.how +
+                                  (m_phase == Phase::starting_ray ? std::string(" ") + waiting_for(m_phase) : ""),
+                              e.detail),
+                  std::nullopt);
+        return out;
+      }
       switch (m_phase) {
         case Phase::starting_ray:
         case Phase::joining:
@@ -312,6 +322,7 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
         return out;  // never spawned: nothing of it to end
       }
       m_command->leader_running = false;
+      m_command->exit_code = e.code;
       killed_gone(out, Child::command);
       if (m_phase == Phase::running_command) {
         // It exited on its own: its status is the run's, unless it succeeded under stay, or

@@ -188,8 +188,10 @@ class Lifecycle {
   std::vector<Effect> on(const Event& event);
 
   Phase phase() const { return m_phase; }
-  // Times the command was run again in place (RAYLAUNCH_RESTARTS).
-  int restarts() const { return m_budget.used(); }
+  // Times the command was run again in place (RAYLAUNCH_RESTARTS): reruns that started.
+  int restarts() const { return m_reruns; }
+  // The exit status of the command's last run; none before it ran, while it (or a rerun) runs.
+  std::optional<int> command_exit_code() const { return m_command ? m_command->exit_code : std::nullopt; }
   // Why the run is ending, once it is ("" before): /livez says it while stopping.
   const std::string& reason() const { return m_reason; }
   // The child that leads the run now: the command while it runs, else `ray start` (nullopt: none).
@@ -244,6 +246,7 @@ class Lifecycle {
     bool group_wait = false;     // its leader exited; what is left of its group is waited for
     bool killed = false;         // SIGKILL went to its group
     Then then = Then::stop_ray;
+    std::optional<int> exit_code;  // its leader's status, once it exited
   };
   bool command_running() const { return m_command && m_command->leader_running; }
   bool group_wait() const { return m_command && m_command->group_wait; }
@@ -257,6 +260,8 @@ class Lifecycle {
   Wait m_wait = Wait::head;         // the wait under way (a cancelled one's late answer is ignored)
   int m_nodes_present = 0;          // pods ALIVE when the barrier ended
   RestartBudget m_budget{0, std::chrono::milliseconds(0)};
+  int m_reruns = 0;                 // reruns that started
+  std::string m_rerun_for;          // the failure a rerun is planned for, until it starts
   bool m_ray_stop_sent = false;   // SIGTERM sent to `ray start`
   bool m_node_gone = false;       // the drain saw this node's raylet exit: nothing of Ray's ran here after
   bool m_leftovers_checked = false;

@@ -303,6 +303,7 @@ bool Lifecycle::restart_after(std::vector<Effect>& out, const ChildExited& e) {
     return false;
   }
   const std::string ran = e.ran ? " after " + util::format_elapsed(*e.ran) : "";
+  m_rerun_for = "the command had " + e.how + ran;
   out.emplace_back(Log{Log::Level::warn, "command " + e.how + ran +
                                              ": running it again in place (restart " +
                                              std::to_string(m_budget.used()) + ", at most " + m_budget.describe() +
@@ -313,8 +314,12 @@ bool Lifecycle::restart_after(std::vector<Effect>& out, const ChildExited& e) {
 void Lifecycle::run_command(std::vector<Effect>& out) {
   m_phase = Phase::running_command;
   m_command.emplace();  // a run of its own: nothing of the last one carries over
+  if (!m_rerun_for.empty()) {
+    ++m_reruns;
+    m_rerun_for.clear();
+  }
   EnvAdditions env = {{k_nodes_present_env, std::to_string(m_nodes_present)},
-                      {k_restart_count_env, std::to_string(m_budget.used())}};
+                      {k_restart_count_env, std::to_string(m_reruns)}};
   // With --exec the command replaces raylaunch (this machine then ends with the process). A
   // failed execve comes back as the command's exit with 126/127 and the reason, which is never
   // retried: the run stops with that code. A signal that arrives during the exec is handled
@@ -327,9 +332,14 @@ void Lifecycle::run_command(std::vector<Effect>& out) {
 }
 
 Exit Lifecycle::exit_now() const {
+  // What the restarts did, as it happened: reruns that started, and a failure whose rerun never did.
   std::string reason = m_reason;
-  if (m_budget.used() > 0) {
-    reason += "; the command ran again in place " + util::plural(m_budget.used(), "time") + " (RAYLAUNCH_RESTARTS)";
+  const std::string reruns = util::plural(m_reruns, "time");
+  if (!m_rerun_for.empty()) {
+    reason += "; " + m_rerun_for + " and was to run again in place (restart " + std::to_string(m_reruns + 1) +
+              ", RAYLAUNCH_RESTARTS)" + (m_reruns > 0 ? "; it ran again in place " + reruns + " before" : "");
+  } else if (m_reruns > 0) {
+    reason += "; the command ran again in place " + reruns + " (RAYLAUNCH_RESTARTS)";
   }
   return Exit{m_exit_code, reason};
 }

@@ -127,6 +127,7 @@ struct Supervisor::Impl {
     state.ray_running = lifecycle.running(Child::ray);
     state.reason = lifecycle.reason();
     state.command_restarts = lifecycle.restarts();
+    state.command_exit_code = lifecycle.command_exit_code().value_or(-1);
   }
 
   void read_signals() {
@@ -199,9 +200,6 @@ struct Supervisor::Impl {
       }
       if (which == Child::ray_stop && ray_stop_output) {
         ray_stop_output->drain();
-      }
-      if (which == Child::command) {
-        state.command_exit_code = e.code;
       }
       const bool expected = which == Child::command || e.code == 0 || lifecycle.phase() == Phase::stopping;
       spdlog::log(expected ? spdlog::level::info : spdlog::level::warn, "{} (pid {}) {}", child_name(which), pid, e.how);

@@ -253,9 +253,10 @@ TEST_CASE("head: a retryable failure reruns the command after the barrier; the c
   CHECK(words(failed) == W{"wait:join"});  // Ray stays up: no ray start, no back-off
   CHECK(logs(failed).find("running it again in place (restart 1, at most 2 within 1h)") != std::string::npos);
   CHECK(l.phase() == Phase::joining);
-  CHECK(l.restarts() == 1);
+  CHECK(l.restarts() == 0);  // counted once it runs again
   const auto again = l.on(joined(4));
   CHECK(words(again) == W{"spawn:command"});
+  CHECK(l.restarts() == 1);
   CHECK(env_of(spawn_of(again), "RAYLAUNCH_RESTART_COUNT") == "1");
 
   l.on(command_exit(137, 10min));  // OOM-killed: retryable
@@ -289,13 +290,43 @@ TEST_CASE("head: success, a non-retryable status and SIGTERM are never rerun", "
   }
 }
 
-TEST_CASE("head: SIGTERM in the barrier of a rerun ends the run; the message names the restarts",
+TEST_CASE("head: a rerun that never started is not counted, and the failure it was for is kept",
           "[lifecycle][survive][signals]") {
+  // Issue 26 item 12: "ran again in place N times" counted the budget's takes, and the original
+  // failure was lost when the rerun's barrier failed.
+  SECTION("SIGTERM in the rerun's barrier") {
+    Lifecycle l = head_running_command(restarting_head(3));
+    l.on(command_exit(1, 1min));
+    CHECK(l.restarts() == 0);
+    CHECK(words(l.on(SignalReceived{SIGTERM})) == W{"cancel-wait", "signal:ray:15", "timer:ray"});
+    CHECK(exit_reason(finish_ray(l)) == "stopped by SIGTERM during the join barrier; the command had exited with 1 "
+                                        "after 1m00s and was to run again in place (restart 1, RAYLAUNCH_RESTARTS)");
+  }
+  SECTION("the rerun's barrier times out, after one rerun that did run") {
+    Lifecycle l = head_running_command(restarting_head(3));
+    l.on(command_exit(1, 1min));
+    l.on(joined(4));
+    CHECK(l.restarts() == 1);
+    l.on(command_exit(3, 5min));
+    l.on(ended(Wait::join, WaitEnd::not_ready, "join timed out after 5m: 3/4 nodes alive; missing: training-3", 75));
+    const auto last = finish_ray(l);
+    CHECK(words(last).back() == "exit:75");
+    CHECK(exit_reason(last) == "join timed out after 5m: 3/4 nodes alive; missing: training-3; the command had exited "
+                               "with 3 after 1m00s and was to run again in place (restart 2, RAYLAUNCH_RESTARTS); it "
+                               "ran again in place 1 time before");
+  }
+}
+
+TEST_CASE("head: the command's exit status is its last run's; a rerun has none until it exits", "[lifecycle][survive]") {
+  // Issue 26 item 12: raylaunch_command_exit_status kept the previous run's code during a rerun.
   Lifecycle l = head_running_command(restarting_head(3));
+  CHECK_FALSE(l.command_exit_code());
   l.on(command_exit(1, 1min));
-  CHECK(words(l.on(SignalReceived{SIGTERM})) == W{"cancel-wait", "signal:ray:15", "timer:ray"});
-  CHECK(exit_reason(finish_ray(l)) == "stopped by SIGTERM during the join barrier; the command ran again in place 1 "
-                                      "time (RAYLAUNCH_RESTARTS)");
+  CHECK(l.command_exit_code() == 1);
+  l.on(joined(4));
+  CHECK_FALSE(l.command_exit_code());  // the rerun runs
+  l.on(command_exit(0, 2min));
+  CHECK(l.command_exit_code() == 0);
 }
 
 TEST_CASE("head: what a failed command left in its group is stopped before the rerun; SIGTERM then ends the run",
@@ -460,5 +491,30 @@ TEST_CASE("after SIGKILL every wait is bounded: a child that never exits (D stat
     CHECK(words(l.on(TimerFired{Timer::ray_stop_grace})) == W{"kill:ray_stop", "timer:killed"});
     CHECK(words(l.on(TimerFired{Timer::killed})) == W{"stragglers?"});
     CHECK(words(l.on(Stragglers{0, ""})) == W{"exit:0"});
+  }
+}
+
+TEST_CASE("ray start that could not be started for want of its output pipe exits 71, as documented",
+          "[lifecycle]") {
+  // Issue 26 item 12: 71 was documented for a failed output pipe, and 69 produced.
+  ChildExited no_pipe{Child::ray, 71, "could not be started", std::nullopt,
+                      "pipe for its output: Too many open files", 0};
+  {
+    Lifecycle l(head());
+    l.on(Start{});
+    CHECK(words(l.on(no_pipe)) == W{"cancel-wait", "leftovers?"});
+    l.on(Leftovers{0});
+    const auto last = l.on(Stragglers{0, ""});
+    CHECK(words(last) == W{"exit:71"});
+    CHECK(exit_reason(last) == "ray start could not be started while Ray was starting: pipe for its output: Too many "
+                               "open files");
+  }
+  {
+    Lifecycle l = worker_running();
+    CHECK(words(l.on(no_pipe)) == W{"cancel-wait", "leftovers?"});  // the head is not to blame: not looked at
+    l.on(Leftovers{0});
+    const auto last = l.on(Stragglers{0, ""});
+    CHECK(words(last) == W{"exit:71"});
+    CHECK(exit_reason(last) == "ray start could not be started: pipe for its output: Too many open files");
   }
 }
