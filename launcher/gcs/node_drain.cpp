@@ -13,6 +13,34 @@ namespace {
 // deadline_timestamp_ms < now when it gets SIGTERM.
 constexpr std::chrono::milliseconds k_past_deadline{250};
 
+// One look at the node's row, in the layout of the GCS's version, which a channel that has not
+// learnt it (the head watch's was reset, or the node came from it) asks first: not knowing the
+// version is not knowing "Ray <= 2.35". nullopt where the GCS cannot be asked for one row.
+std::optional<util::Result<NodeTable, RpcError>> look_at_row(GcsClient& client, const NodeId& id,
+                                                             std::chrono::milliseconds timeout, std::stop_token stop) {
+  if (!client.version()) {
+    if (const auto v = client.check_alive(timeout, stop); !v) {
+      return util::Result<NodeTable, RpcError>::failure(v.error());
+    }
+  }
+  const NodeFilter filter = node_filter_for(client.version());
+  if (filter == NodeFilter::none) {
+    return std::nullopt;
+  }
+  return get_nodes(client, NodeMatch{id, ""}, filter, timeout, std::move(stop));
+}
+
+// The row of `id` in `table`, which a GCS that did not filter sends whole.
+const NodeEntry* row_of(const NodeTable& table, const NodeId& id) {
+  const std::string hex = id.hex();
+  for (const NodeEntry& e : table.nodes) {
+    if (e.node_id_hex == hex) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util::Clock& clock, std::stop_token stop) {
@@ -43,6 +71,17 @@ DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util:
       return done(DrainOutcome::not_drained, "not drained: " + no_own_node_line(table, options.node_name));
     }
     node = found.value();
+  } else if (const auto rows = look_at_row(client, node->id, bounded(), stop); rows && *rows) {
+    // The head watch found it ALIVE up to 2 s ago: a GCS that gave up on it since (a drain of a
+    // DEAD node is accepted) must not read as a node that drained idle at once.
+    const NodeEntry* row = row_of(rows->value(), node->id);
+    if (row == nullptr || !row->alive) {
+      const std::string what = row == nullptr ? "gone from the head's GCS node table" : "already DEAD in the head's GCS";
+      return done(DrainOutcome::not_drained,
+                  "not drained: " + options.node_name + " (node " + node->id.hex().substr(0, 12) + ") was " + what +
+                      (row != nullptr && !row->death_reason.empty() ? " (" + util::printable(row->death_reason) + ")"
+                                                                     : ""));
+    }
   }
   const std::int64_t deadline_ms = options.now_wall_ms + options.window.count();
   const auto answer = drain_node(client, node->id, options.message, deadline_ms, bounded(), stop);
@@ -63,21 +102,6 @@ DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util:
   spdlog::info("draining node {} (deadline in {}): no new work is scheduled on it; Ray stops once it is idle or at "
                "the deadline", node->id.hex().substr(0, 12), util::format_duration(options.window));
 
-  // One look at the node's row, in the layout of the GCS's version, which a channel that has not
-  // learnt it (the head watch's was reset, or the node came from it) asks first: not knowing the
-  // version is not knowing "Ray <= 2.35". nullopt where the GCS cannot be asked for one row.
-  auto look = [&]() -> std::optional<util::Result<NodeTable, RpcError>> {
-    if (!client.version()) {
-      if (const auto v = client.check_alive(bounded(), stop); !v) {
-        return util::Result<NodeTable, RpcError>::failure(v.error());
-      }
-    }
-    const NodeFilter filter = node_filter_for(client.version());
-    if (filter == NodeFilter::none) {
-      return std::nullopt;
-    }
-    return get_nodes(client, NodeMatch{node->id, ""}, filter, bounded(), stop);
-  };
   // Until the row is DEAD (the raylet drained and exited) or the deadline has passed.
   // When the head stops answering (the whole cluster deleted, its head first), the raylet cannot
   // report itself drained: the deadline is then waited out, and the line must not claim work ran.
@@ -91,7 +115,7 @@ DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util:
     if (clock.now() >= end) {
       continue;
     }
-    const auto rows = look();
+    const auto rows = look_at_row(client, node->id, bounded(), stop);
     if (!rows) {
       continue;  // Ray <= 2.35 cannot be asked for one row: wait the deadline out
     }
@@ -103,12 +127,10 @@ DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util:
       continue;  // the head may come back (GCS fault tolerance): the deadline still ends the wait
     }
     unanswered_since.reset();
-    for (const NodeEntry& e : rows->value().nodes) {
-      if (e.node_id_hex == node->id.hex() && !e.alive) {
-        return done(DrainOutcome::drained, "drained: the node was idle and its raylet exited after " +
-                                               util::format_elapsed(util::ms_between(started, clock.now())) +
-                                               (e.death_reason.empty() ? "" : " (" + util::printable(e.death_reason) + ")"));
-      }
+    if (const NodeEntry* e = row_of(rows->value(), node->id); e != nullptr && !e->alive) {
+      return done(DrainOutcome::drained, "drained: the node was idle and its raylet exited after " +
+                                             util::format_elapsed(util::ms_between(started, clock.now())) +
+                                             (e->death_reason.empty() ? "" : " (" + util::printable(e->death_reason) + ")"));
     }
   }
   if (unanswered_since) {

@@ -41,8 +41,10 @@ struct DrainResult {
 // itself once idle (recorded AUTOSCALER_DRAIN_PREEMPTED with our message; local_resource_manager.cc).
 // Then waits, looking at the node's row every `poll_every`, until it is DEAD or the deadline has
 // passed (by a margin: a raylet SIGTERMed after the deadline records the drain's reason too,
-// src/ray/raylet/main.cc; before it, "received SIGTERM" as an expected termination). Every RPC is
-// bounded by `rpc_timeout`; `stop` ends it at once. The node id is always a row's, validated.
+// src/ray/raylet/main.cc; before it, "received SIGTERM" as an expected termination). A `known`
+// node (the head watch's) is looked at first: one the GCS already holds DEAD, or dropped, is not
+// drained (a drain of a DEAD node is accepted, and would read as one that drained idle). Every RPC
+// is bounded by `rpc_timeout`; `stop` ends it at once. The node id is always a row's, validated.
 DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util::Clock& clock, std::stop_token stop);
 
 }  // namespace launcher::gcs

@@ -121,5 +121,21 @@ expect_rc 143 "a worker drained while its watch's call was in flight"
 expect_in worker-idle.term "stopped by SIGTERM while Ray ran; drained: the node was idle and its raylet exited after"
 "$FAKE_GCS" ctl --control "unix:$CONTROL" fault delay 0 >/dev/null
 case_down idle
+
+# 7. The GCS gave up on this node (DEAD: a partition, a frozen raylet) after the watch last saw it
+#    ALIVE, and SIGTERM comes before the watch looks again (every call takes 1.5 s: its own-row
+#    look never completes). A drain of a DEAD node is accepted and its row is DEAD at the first
+#    look: that is not a node that drained idle (issue 26 item 12).
+case_up idle 30s
+"$FAKE_GCS" ctl --control "unix:$CONTROL" fault delay 1500 >/dev/null
+wait_text worker-idle.err "did not answer GetAllNodeInfo: DEADLINE_EXCEEDED"
+"$FAKE_GCS" ctl --control "unix:$CONTROL" kill training-1 --why "health check failed: raylet unreachable" >/dev/null
+kill -TERM "${POD[worker-idle]}"
+finish worker-idle 40
+expect_rc 143 "a worker whose node was already DEAD when it was drained"
+expect_in worker-idle.term "stopped by SIGTERM while Ray ran; not drained: training-1 (node ${NODE_ID:0:12}) was already DEAD in the head's GCS"
+expect_not_in worker-idle.term "idle"
+"$FAKE_GCS" ctl --control "unix:$CONTROL" fault delay 0 >/dev/null
+case_down idle
 expect_clean
 echo PASS
