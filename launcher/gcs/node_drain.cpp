@@ -1,5 +1,6 @@
 #include "gcs/node_drain.hpp"
 
+#include <grpcpp/support/status_code_enum.h>
 #include <spdlog/spdlog.h>
 
 #include "util/parse.hpp"
@@ -12,6 +13,10 @@ namespace {
 // Past the deadline before Ray is stopped, so that the raylet (same pod, same wall clock) sees
 // deadline_timestamp_ms < now when it gets SIGTERM.
 constexpr std::chrono::milliseconds k_past_deadline{250};
+// Looks that found the head unreachable (UNAVAILABLE) before it counts as gone: the second is on a
+// new connection, so a connection dropped once is not a head gone (a deleted head's pod refuses
+// connections at once: `kubectl delete` of the StatefulSet stops the head first).
+constexpr int k_unreachable_looks = 2;
 
 // One look at the node's row, in the layout of the GCS's version, which a channel that has not
 // learnt it (the head watch's was reset, or the node came from it) asks first: not knowing the
@@ -107,6 +112,7 @@ DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util:
   // report itself drained: the deadline is then waited out, and the line must not claim work ran.
   std::optional<util::Clock::TimePoint> unanswered_since;
   std::string unanswered_why;
+  int unreachable = 0;  // consecutive looks that found the head unreachable
   while (clock.now() < end + k_past_deadline) {
     const auto left = util::ms_between(clock.now(), end + k_past_deadline);
     if (!clock.sleep_for(std::min(options.poll_every, left), stop)) {
@@ -124,8 +130,20 @@ DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util:
         unanswered_since = clock.now();
         unanswered_why = rows->error().describe();
       }
-      continue;  // the head may come back (GCS fault tolerance): the deadline still ends the wait
+      if (rows->error().grpc_code != grpc::StatusCode::UNAVAILABLE || options.head_may_return) {
+        unreachable = 0;
+        continue;  // slow, or it may come back (GCS fault tolerance): the deadline still ends the wait
+      }
+      if (++unreachable >= k_unreachable_looks) {
+        return done(DrainOutcome::head_gone,
+                    "drained for " + util::format_elapsed(util::ms_between(started, clock.now())) + ", until the " +
+                        who + " stopped answering (" + unanswered_why + "); without GCS fault tolerance no head "
+                        "comes back to this cluster: stopping Ray now");
+      }
+      client.reset_channel();  // look again on a new connection
+      continue;
     }
+    unreachable = 0;
     unanswered_since.reset();
     if (const NodeEntry* e = row_of(rows->value(), node->id); e != nullptr && !e->alive) {
       return done(DrainOutcome::drained, "drained: the node was idle and its raylet exited after " +
@@ -137,8 +155,11 @@ DrainResult drain_own_node(GcsClient& client, const DrainOptions& options, util:
     return done(DrainOutcome::deadline,
                 "drained until the " + util::format_duration(options.window) + " deadline; the " + who +
                     " stopped answering " + util::format_elapsed(util::ms_between(started, *unanswered_since)) +
-                    " into it (" + unanswered_why + "), so whether work still ran on the node is unknown (the whole "
-                    "cluster going away?)");
+                    " into it (" + unanswered_why + "), so whether work still ran on the node is unknown" +
+                    (options.head_may_return ? "; with GCS fault tolerance the head may come back, so the deadline "
+                                               "was waited out"
+                                             : "; a head that answers slowly is not a head gone, so the deadline "
+                                               "was waited out"));
   }
   return done(DrainOutcome::deadline, "drained until the " + util::format_duration(options.window) +
                                           " deadline with work still running on the node; the GCS records its end "

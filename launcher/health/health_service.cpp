@@ -139,9 +139,11 @@ std::string render_metrics(const supervisor::RunState& state, const std::map<std
   out += fmt::format("raylaunch_command_restarts_total {}\n", state.command_restarts);
   family(out, "raylaunch_node_drains_total", "counter",
          "Drains of this worker's node on SIGTERM, by outcome: drained (idle before the deadline), deadline (work "
-         "ran until it), not_drained (no row, rejected, failed), unsupported (the GCS has no DrainNode).");
+         "ran until it), not_drained (no row, rejected, failed), unsupported (the GCS has no DrainNode), head_gone (the "
+         "head went away during it, without GCS fault tolerance).");
   for (const auto& [outcome, n] : {std::pair{"drained", &state.drains_drained}, {"deadline", &state.drains_deadline},
-                                   {"not_drained", &state.drains_not_drained}, {"unsupported", &state.drains_unsupported}}) {
+                                   {"not_drained", &state.drains_not_drained}, {"unsupported", &state.drains_unsupported},
+                                   {"head_gone", &state.drains_head_gone}}) {
     out += fmt::format("raylaunch_node_drains_total{{outcome=\"{}\"}} {}\n", outcome, n->load());
   }
   family(out, "raylaunch_head_watch_rpcs_total", "counter",

@@ -36,11 +36,13 @@ struct RunState {
   std::atomic<std::int64_t> watch_bytes_sent{0};
   std::atomic<std::int64_t> watch_bytes_received{0};
   // Drains of this node on SIGTERM (worker), by how they went: drained (idle before the deadline),
-  // deadline (work ran until it), not_drained (no row, rejected, failed), unsupported (no DrainNode).
+  // deadline (work ran until it), not_drained (no row, rejected, failed), unsupported (no DrainNode),
+  // head_gone (the head went away during it, without GCS fault tolerance).
   std::atomic<int> drains_drained{0};
   std::atomic<int> drains_deadline{0};
   std::atomic<int> drains_not_drained{0};
   std::atomic<int> drains_unsupported{0};
+  std::atomic<int> drains_head_gone{0};  // the head went away during it, without GCS fault tolerance
   std::string reason;               // why the run ended (or is ending)
 };
 
