@@ -29,6 +29,14 @@ case_up() {
   NODE_ID=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["node_id"])' \
             "$WORK/worker-$mode/ray/session_latest/fake_ray.json")
 }
+# ctl ARGS...: a command to the current case's fake GCS (fault delay MS, kill NAME, …).
+ctl() { "$FAKE_GCS" ctl --control "unix:$CONTROL" "$@" >/dev/null; }
+# slow_gcs: every call of the fake GCS takes 1.5 s from now; returns once the worker's watch has
+# seen it (its own-row look, after the cluster id, no longer completes within a look).
+slow_gcs() {
+  ctl fault delay 1500
+  wait_text worker-idle.err "did not answer GetAllNodeInfo: DEADLINE_EXCEEDED"
+}
 case_down() {
   kill -TERM "${POD[head-$1]}"
   finish head-$1 30
@@ -102,23 +110,23 @@ case_down busy
 case_up busy 30s
 kill -TERM "${POD[worker-busy]}"
 wait_text worker-busy.err "draining node"
-"$FAKE_GCS" ctl --control "unix:$CONTROL" fault unavailable -1 >/dev/null
+ctl fault unavailable -1
 finish worker-busy 40
 expect_rc 143 "a worker whose head went away while it drained"
 expect_in worker-busy.term "until the head GCS at 127.0.0.1:$RAY_PORT stopped answering (UNAVAILABLE"
 expect_in worker-busy.term "without GCS fault tolerance no head comes back to this cluster: stopping Ray now"
 expect_not_in worker-busy.term "deadline"
-"$FAKE_GCS" ctl --control "unix:$CONTROL" fault unavailable 0 >/dev/null
+ctl fault unavailable 0
 case_down busy
 WORKER_ENV="RAY_REDIS_ADDRESS=127.0.0.1:1" case_up busy 3s
 kill -TERM "${POD[worker-busy]}"
 wait_text worker-busy.err "draining node"
-"$FAKE_GCS" ctl --control "unix:$CONTROL" fault unavailable -1 >/dev/null
+ctl fault unavailable -1
 finish worker-busy 20
 expect_rc 143 "a worker with GCS fault tolerance whose head went silent while it drained"
 expect_in worker-busy.term "drained until the 3s deadline; the head GCS at 127.0.0.1:$RAY_PORT stopped answering"
 expect_in worker-busy.term "so whether work still ran on the node is unknown; with GCS fault tolerance the head may come back"
-"$FAKE_GCS" ctl --control "unix:$CONTROL" fault unavailable 0 >/dev/null
+ctl fault unavailable 0
 case_down busy
 
 # 6. SIGTERM while a look of the head watch is in flight on a slow GCS (every call 1.5 s): the
@@ -127,13 +135,12 @@ case_down busy
 #    still look at its node's row, see it DEAD at once and stop Ray, not wait out the window
 #    taking the GCS for Ray <= 2.35.
 case_up idle 30s
-"$FAKE_GCS" ctl --control "unix:$CONTROL" fault delay 1500 >/dev/null
-wait_text worker-idle.err "did not answer GetAllNodeInfo: DEADLINE_EXCEEDED"
+slow_gcs
 kill -TERM "${POD[worker-idle]}"
 finish worker-idle 40
 expect_rc 143 "a worker drained while its watch's call was in flight"
 expect_in worker-idle.term "stopped by SIGTERM while Ray ran; drained: the node was idle and its raylet exited after"
-"$FAKE_GCS" ctl --control "unix:$CONTROL" fault delay 0 >/dev/null
+ctl fault delay 0
 case_down idle
 
 # 7. The GCS gave up on this node (DEAD: a partition, a frozen raylet) after the watch last saw it
@@ -141,15 +148,14 @@ case_down idle
 #    look never completes). A drain of a DEAD node is accepted and its row is DEAD at the first
 #    look: that is not a node that drained idle (issue 26 item 12).
 case_up idle 30s
-"$FAKE_GCS" ctl --control "unix:$CONTROL" fault delay 1500 >/dev/null
-wait_text worker-idle.err "did not answer GetAllNodeInfo: DEADLINE_EXCEEDED"
-"$FAKE_GCS" ctl --control "unix:$CONTROL" kill training-1 --why "health check failed: raylet unreachable" >/dev/null
+slow_gcs
+ctl kill training-1 --why "health check failed: raylet unreachable"
 kill -TERM "${POD[worker-idle]}"
 finish worker-idle 40
 expect_rc 143 "a worker whose node was already DEAD when it was drained"
 expect_in worker-idle.term "stopped by SIGTERM while Ray ran; not drained: training-1 (node ${NODE_ID:0:12}) was already DEAD in the head's GCS"
 expect_not_in worker-idle.term "idle"
-"$FAKE_GCS" ctl --control "unix:$CONTROL" fault delay 0 >/dev/null
+ctl fault delay 0
 case_down idle
 expect_clean
 echo PASS
