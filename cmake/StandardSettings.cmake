@@ -18,3 +18,11 @@ if(RAYLAUNCH_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# ThreadSanitizer (scripts/test-sanitize thread): the wait threads, the stderr writer and the
+# probe thread beside PID 1's event loop. Dynamic, as ASan; gRPC and protobuf are Debian's
+# uninstrumented shared libraries (scripts/tsan.supp).
+if(RAYLAUNCH_TSAN)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()

@@ -1,3 +1,4 @@
+#include <grpc/grpc.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -153,6 +154,11 @@ VersionPolicy version_policy(const Plan& plan, const Config& config, const Progr
 
 int supervise(const Plan& plan, const Config& config, Programs programs, const gcs::Credentials& credentials,
               std::shared_ptr<const redis::TlsClient> redis_tls, VersionPolicy versions) {
+  // gRPC is initialised for the life of the process and never shut down: the last channel's
+  // destructor would run grpc_shutdown, which waits for gRPC's own threads, and at a pod's pids
+  // limit it waits for ever for threads it cannot make. PID 1 exits with its code instead (the
+  // kernel reclaims what gRPC holds; nothing of it needs saving).
+  grpc_init();
   boost::asio::io_context io;
   supervisor::RunState state;
   state.head = plan.identity.role == Role::head;

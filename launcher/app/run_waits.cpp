@@ -212,6 +212,7 @@ WaitFinished RunWaits::drain(std::stop_token stop) {
                     " later";
   options.now_wall_ms = wall_ms();
   options.rpc_timeout = k_drain_rpc_timeout;
+  options.head_may_return = m_config.redis_address.has_value();  // GCS fault tolerance
   util::SteadyClock clock;
   const gcs::DrainResult r = gcs::drain_own_node(head_client(), options, clock, stop);
   switch (r.outcome) {
@@ -223,6 +224,9 @@ WaitFinished RunWaits::drain(std::stop_token stop) {
       break;
     case gcs::DrainOutcome::not_drained:
       (r.unsupported ? m_state.drains_unsupported : m_state.drains_not_drained).fetch_add(1);
+      break;
+    case gcs::DrainOutcome::head_gone:
+      m_state.drains_head_gone.fetch_add(1);
       break;
   }
   if (r.outcome == gcs::DrainOutcome::not_drained) {

@@ -30,8 +30,10 @@ struct VersionPolicy {
 // on its wait thread: the head's own GCS (127.0.0.1:<ray port>), the join barrier (or its
 // quorum), a worker's wait for its head and the version check against it, one look at the head
 // after a worker's Ray exited, the head watch while a worker's Ray runs, the drain of a
-// worker's own node on SIGTERM, the Redis preflight. One wait runs at a time; the watch and the
-// drain share one channel to the head (the drain reuses the node the watch found).
+// worker's own node on SIGTERM, the Redis preflight. One wait runs at a time, never two: the
+// supervisor starts a wait's thread only once the last one has ended (supervisor.cpp, StartWait).
+// So the watch and the drain share one channel to the head without a lock, and the drain reuses
+// the node the watch found and the GCS version it learnt.
 class RunWaits {
  public:
   // `redis_tls`: the TLS client of the Redis preflight (rediss://), or null.

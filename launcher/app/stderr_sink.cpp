@@ -1,5 +1,6 @@
 #include "app/stderr_sink.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,12 +29,21 @@ struct StderrSink::Queue {
 namespace {
 
 // Blocking writes of everything, on the writer thread only; false when the reader is gone.
+// stderr may be non-blocking without raylaunch asking: O_NONBLOCK belongs to the open file, which
+// the command shares (a Python or Node program that sets it on its fd 2 sets it on ours). A full
+// pipe then answers EAGAIN: that is a slow reader, not a gone one, so wait until it can take more.
 bool write_all(const std::string& text) {
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(STDERR_FILENO, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) {
       continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd out{STDERR_FILENO, POLLOUT, 0};
+      while (::poll(&out, 1, -1) < 0 && errno == EINTR) {
+      }
+      continue;  // writable, or an error the next write reports (EPIPE when the reader went away)
     }
     if (n <= 0) {
       return false;  // EPIPE (SIGPIPE is blocked), EBADF: nobody reads stderr any more

@@ -13,7 +13,8 @@ namespace launcher {
 // keeps reaping, forwarding signals, firing timers and answering probes. When the queue is
 // full, lines are dropped and counted, and a warning with the count is logged as soon as there
 // is room. A reader that went away (EPIPE: SIGPIPE is blocked) ends the writing; lines are then
-// dropped. flush() waits for the queue to drain, at most `flush_timeout`.
+// dropped. A stderr made non-blocking by the command (they share the open file) is waited on
+// (POLLOUT) when full, never taken for a reader that went away. flush() waits for the queue to drain, at most `flush_timeout`.
 class StderrSink final : public spdlog::sinks::sink {
  public:
   StderrSink(std::size_t max_bytes, std::chrono::milliseconds flush_timeout);

@@ -160,7 +160,7 @@ const std::vector<Setting>& settings() {
       // Surviving what ends runs (issue 19): the head watch, in-place restarts, a quorum barrier.
       // More often than every 500 ms would ask the GCS more than the barrier's own polls do.
       {"head_watch", "--head-watch", "RAYLAUNCH_HEAD_WATCH", "2s", "",
-       "worker: how often to ask the head's GCS for its cluster id and this node's row (two small RPCs); a new "
+       "worker: how often to ask the head's GCS for its cluster id and this node's row (two small RPCs; the cluster id alone before Ray 2.49); a new "
        "cluster or this node DEAD ends the pod at once (69). 0 or off: no watch",
        k_run, into<&C::head_watch>(duration_or_zero(milliseconds(500))), SettingKind::value,
        "At least 500ms; see [the head watch](#the-head-watch-workers)."},

@@ -1,5 +1,6 @@
 #include "gcs/head_watch.hpp"
 
+#include <grpcpp/support/status_code_enum.h>
 #include <spdlog/spdlog.h>
 
 #include "util/strings.hpp"
@@ -16,8 +17,11 @@ HeadWatch::HeadWatch(GcsClient& client, std::string node_name, std::uint64_t not
     : m_client(client), m_name(std::move(node_name)), m_not_before_ms(not_before_ms) {}
 
 HeadCheck HeadWatch::failed(const RpcError& e, const std::string& what) {
-  if (e.grpc_code != 0) {
-    m_client.reset_channel();  // the head may be a new process: reconnect, relearn its version
+  if (e.grpc_code == grpc::StatusCode::UNAVAILABLE) {
+    // The head may be a new process: reconnect, relearn its version. Not on CANCELLED (the watch
+    // is being stopped, and the drain goes on on this channel) nor on DEADLINE_EXCEEDED: a slow
+    // GCS would get a new connection, and with TLS a new handshake, every look.
+    m_client.reset_channel();
   }
   return {HeadState::unknown, "head GCS at " + m_client.target() + " did not answer " + what + ": " + e.describe()};
 }
@@ -70,15 +74,17 @@ HeadCheck HeadWatch::own_row(std::chrono::milliseconds timeout, std::stop_token 
     }
   }
   const NodeFilter filter = node_filter_for(m_client.version());
-  if (filter == NodeFilter::none) {
-    // Ray <= 2.35 cannot be asked for one row (the whole table every look would cost the GCS
-    // O(nodes) per worker), and its CheckAlive by raylet address is wrong after a container
-    // restart (one address per node in a bimap: the old node's removal drops the address the new
-    // raylet shares). Only the cluster id is watched there.
+  if (filter != NodeFilter::node_selectors) {
+    // Only Ray >= 2.49 finds a node by id in a map (node_selectors). Ray 2.36-2.48 filters by
+    // testing every row, alive and dead, against the request (HandleGetAllNodeInfo's filter_fn
+    // over alive_nodes_ and dead_nodes_, Ray 2.40), so N watchers would cost the GCS O(N²) every
+    // look; Ray <= 2.35 cannot filter at all (the whole table), and its CheckAlive by raylet
+    // address is wrong after a container restart (one address per node in a bimap: the old node's
+    // removal drops the address the new raylet shares). Only the cluster id is watched there.
     if (!m_said_unfiltered) {
       m_said_unfiltered = true;
-      spdlog::info("head GCS at {} (Ray < 2.36) cannot look up one node: the watch reads the cluster id only",
-                   m_client.target());
+      spdlog::info("head GCS at {} (Ray < 2.49) cannot look a node up by id without scanning its table: the watch "
+                   "reads the cluster id only", m_client.target());
     }
     return {HeadState::ok, ""};
   }

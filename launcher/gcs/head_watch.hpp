@@ -26,11 +26,12 @@ struct HeadCheck {
 };
 
 // One look at the head per check(), on one channel kept open: the cluster id (GetClusterId,
-// Ray 2.6+: a few dozen bytes), then this node's own row (found once by name; then by its id,
-// a map lookup on the GCS: one row, whatever the cluster's size). Two RPCs a look; after a
-// transport failure the channel is dropped and the next look relearns the version. Ray <= 2.35
-// cannot filter: there the cluster id alone is watched (the whole table each look would cost the
-// GCS O(nodes) per worker), and on Ray < 2.6, which has no cluster id either, nothing is.
+// Ray 2.6+: a few dozen bytes), then this node's own row (found once by name; then by its id, a
+// map lookup on a Ray >= 2.49 GCS: one row, whatever the cluster's size). Two RPCs a look; when
+// the head is unreachable the channel is dropped and the next look relearns the version. Before
+// Ray 2.49 a lookup by id tests every row of the GCS's table (2.36-2.48) or returns all of them
+// (<= 2.35): N watchers would cost the GCS O(N²) a look, so there the cluster id alone is watched,
+// and on Ray < 2.6, which has no cluster id either, nothing is.
 class HeadWatch {
  public:
   // `not_before_ms`: when this container's `ray start` began (wall-clock ms): older rows of the
@@ -53,7 +54,7 @@ class HeadWatch {
   std::uint64_t m_not_before_ms = 0;
   std::optional<std::string> m_cluster_id;  // the first one seen
   bool m_no_cluster_id = false;             // the GCS has no GetClusterId (Ray < 2.6)
-  bool m_said_unfiltered = false;           // said once: Ray <= 2.35, no row lookup
+  bool m_said_unfiltered = false;           // said once: Ray < 2.49, no row lookup
   std::optional<OwnNode> m_own;
   CallCost m_cost;
 };

@@ -129,7 +129,7 @@ std::string render_metrics(const supervisor::RunState& state, const std::map<std
   out += fmt::format("raylaunch_join_wait_seconds {:.3f}\n", static_cast<double>(state.join_wait_ms.load()) / 1000.0);
   family(out, "raylaunch_ray_up", "gauge", "1 while `ray start` runs.");
   out += fmt::format("raylaunch_ray_up {}\n", state.ray_running ? 1 : 0);
-  family(out, "raylaunch_command_exit_status", "gauge", "The launch command's exit status; -1 before it exits.");
+  family(out, "raylaunch_command_exit_status", "gauge", "The exit status of the launch command's last run; -1 while it runs (a rerun too) or before it ran.");
   out += fmt::format("raylaunch_command_exit_status {}\n", state.command_exit_code);
   family(out, "raylaunch_nodes_present", "gauge",
          "Distinct pods ALIVE when the command last started (fewer than expected after a quorum, --min-nodes).");
@@ -139,9 +139,11 @@ std::string render_metrics(const supervisor::RunState& state, const std::map<std
   out += fmt::format("raylaunch_command_restarts_total {}\n", state.command_restarts);
   family(out, "raylaunch_node_drains_total", "counter",
          "Drains of this worker's node on SIGTERM, by outcome: drained (idle before the deadline), deadline (work "
-         "ran until it), not_drained (no row, rejected, failed), unsupported (the GCS has no DrainNode).");
+         "ran until it), not_drained (no row, rejected, failed), unsupported (the GCS has no DrainNode), head_gone (the "
+         "head went away during it, without GCS fault tolerance).");
   for (const auto& [outcome, n] : {std::pair{"drained", &state.drains_drained}, {"deadline", &state.drains_deadline},
-                                   {"not_drained", &state.drains_not_drained}, {"unsupported", &state.drains_unsupported}}) {
+                                   {"not_drained", &state.drains_not_drained}, {"unsupported", &state.drains_unsupported},
+                                   {"head_gone", &state.drains_head_gone}}) {
     out += fmt::format("raylaunch_node_drains_total{{outcome=\"{}\"}} {}\n", outcome, n->load());
   }
   family(out, "raylaunch_head_watch_rpcs_total", "counter",

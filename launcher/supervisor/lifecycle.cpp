@@ -78,7 +78,7 @@ const char* waiting_for(Phase p) {
 }  // namespace
 
 std::optional<Child> Lifecycle::main_child() const {
-  if (m_command_running) {
+  if (command_running()) {
     return Child::command;
   }
   if (m_ray_running) {
@@ -92,7 +92,7 @@ bool Lifecycle::running(Child c) const {
     case Child::ray:
       return m_ray_running;
     case Child::command:
-      return m_command_running;
+      return command_running();
     case Child::ray_stop:
       return m_ray_stop_running;
   }
@@ -161,13 +161,14 @@ std::vector<Effect> Lifecycle::on_wait(const WaitFinished& w) {
     out.emplace_back(CancelTimer{Timer::term_grace});
     m_node_gone = w.node_gone;
     if (!w.reason.empty()) {
-      m_reason += "; " + w.reason;
+      m_reason += (w.not_started ? "; not drained: " : "; ") + w.reason;
     }
     stop_ray(out);
     return out;
   }
-  if (w.which == Wait::watch && w.internal_error) {
-    // A bug in the watch must not end a healthy worker: it runs on unwatched, as before.
+  if (w.which == Wait::watch && (w.internal_error || w.not_started)) {
+    // A bug in the watch, or no thread for it, must not end a healthy worker: it runs on
+    // unwatched, as before.
     out.emplace_back(Log{Log::Level::error, "the head watch stopped: " + w.reason + "; Ray runs on unwatched"});
     return out;
   }
@@ -239,6 +240,7 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
   switch (e.which) {
     case Child::ray:
       m_ray_running = false;
+      killed_gone(out, Child::ray);
       if (m_ray_stop_sent) {
         out.emplace_back(CancelTimer{Timer::ray_stop_grace});
       }
@@ -251,6 +253,16 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
           m_exec_when_ray_returns = false;
           run_command(out);
         }
+        return out;
+      }
+      if (!e.ran && e.code == exit_code::os_error && (m_phase == Phase::starting_ray || m_phase == Phase::running_ray)) {
+        // Never started: a system call of raylaunch's failed (the pipe for its output, out of
+        // file descriptors), 71, not Ray (nor the head) failing.
+        shut_down(out, exit_code::os_error,
+                  with_detail("ray start " + e.how +
+                                  (m_phase == Phase::starting_ray ? std::string(" ") + waiting_for(m_phase) : ""),
+                              e.detail),
+                  std::nullopt);
         return out;
       }
       switch (m_phase) {
@@ -279,13 +291,25 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
           out.emplace_back(CancelTimer{Timer::term_grace});
           stop_ray(out);
           break;
+        case Phase::restarting:
+          // The rerun would wait in the barrier on a GCS that is gone, for the whole join
+          // timeout: the run ends now, once what is left of the failed command's group is gone.
+          m_command->then = CommandRun::Then::stop_ray;
+          m_phase = Phase::stopping;
+          m_exit_code = exit_code::unavailable;
+          m_reason = with_detail("Ray died while the failed command's group was stopped (ray start " + e.how + ")",
+                                 e.detail);
+          if (!group_wait()) {
+            after_command(out);
+          }
+          break;
         case Phase::staying:
           out.emplace_back(Log{Log::Level::warn, "Ray " + e.how +
                                                      " after the command succeeded; staying up anyway: exiting would "
                                                      "make Kubernetes rerun the command"});
           break;
         case Phase::stopping:
-          if (!m_command_running && !m_group_wait) {
+          if (!command_running() && !group_wait()) {
             stop_ray(out);
           }
           break;
@@ -294,16 +318,21 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
       }
       return out;
     case Child::command:
-      m_command_running = false;
+      if (!m_command) {
+        return out;  // never spawned: nothing of it to end
+      }
+      m_command->leader_running = false;
+      m_command->exit_code = e.code;
+      killed_gone(out, Child::command);
       if (m_phase == Phase::running_command) {
         // It exited on its own: its status is the run's, unless it succeeded under stay, or
         // failed in a way worth running it again in place.
         if (restart_after(out, e)) {
           m_phase = Phase::restarting;
-          m_restart_pending = true;
+          m_command->then = CommandRun::Then::rerun;
         } else if (e.code == 0 && m_s.on_success == OnSuccess::stay) {
           m_phase = Phase::staying;
-          m_stay_after_command = true;
+          m_command->then = CommandRun::Then::stay;
           out.emplace_back(Log{Log::Level::info, "command exited 0 after " + util::format_elapsed(e.ran.value_or(std::chrono::milliseconds(0))) +
                                                      "; staying up (--on-success stay): Ray and the probes stay "
                                                      "healthy, nothing reruns; delete the StatefulSet to end the run"});
@@ -327,7 +356,7 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
         return out;
       }
       // We stopped it (SIGTERM, or Ray died): the grace is the whole group's, not its leader's.
-      if (e.group_left > 0 && !m_command_killed) {
+      if (e.group_left > 0 && !m_command->killed) {
         command_group_left(out, e.group_left, m_s.command_signals == CommandSignals::group, true);
         return out;
       }
@@ -336,6 +365,7 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
       return out;
     case Child::ray_stop:
       m_ray_stop_running = false;
+      killed_gone(out, Child::ray_stop);
       out.emplace_back(CancelTimer{Timer::ray_stop_grace});
       finish(out);
       return out;
@@ -346,8 +376,15 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
 std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
   std::vector<Effect> out;
   if (!ends_run(s.signo)) {
-    if (const auto child = main_child()) {
-      out.emplace_back(*child == Child::command ? to_command(s.signo) : SendSignal{*child, s.signo, false});
+    // For the command only (`kill -USR1 1` for a hung job's stack dumps). `ray start` never gets
+    // one: Ray's CLI has no handler for SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 or SIGALRM and dies of
+    // them (Python's default action), taking the node, or on the head the cluster, with it.
+    if (command_running()) {
+      out.emplace_back(to_command(s.signo));
+    } else if (m_ray_running) {
+      out.emplace_back(Log{Log::Level::warn, util::signal_name(s.signo) +
+                                                 " not forwarded: only the launch command gets it, while it runs; "
+                                                 "ray start would die of it"});
     }
     return out;
   }
@@ -385,11 +422,11 @@ std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
       break;
     case Phase::restarting:
       // The failed command's group is being stopped before the rerun: it is not rerun now.
-      m_restart_pending = false;
+      m_command->then = CommandRun::Then::stop_ray;
       m_phase = Phase::stopping;
       m_exit_code = exit_code::killed_by(s.signo);
       m_reason = by + " before the command was run again";
-      if (m_group_wait) {
+      if (group_wait()) {
         out.emplace_back(to_command(s.signo));
       } else {
         after_command(out);
@@ -399,8 +436,8 @@ std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
       shut_down(out, exit_code::killed_by(s.signo), by + " while the command ran", s.signo);
       break;
     case Phase::staying:
-      if (m_group_wait) {  // still waiting for the successful command's group: Ray follows it
-        m_stay_after_command = false;
+      if (group_wait()) {  // still waiting for the successful command's group: Ray follows it
+        m_command->then = CommandRun::Then::stop_ray;
         m_reason = "the command had succeeded; " + by + " while staying up";
         out.emplace_back(to_command(s.signo));
         break;
@@ -408,7 +445,7 @@ std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {
       shut_down(out, exit_code::ok, "the command had succeeded; " + by + " while staying up", std::nullopt);
       break;
     case Phase::stopping:
-      if (m_command_running || m_group_wait) {
+      if (command_running() || group_wait()) {
         out.emplace_back(to_command(s.signo));  // a second Ctrl-C reaches it too
       } else if (m_wait_running) {
         // Looking at the head after a worker's Ray exited: the answer is not worth the grace.

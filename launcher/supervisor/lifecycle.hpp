@@ -23,8 +23,9 @@ enum class Child { ray, command, ray_stop };
 // this node is DEAD), and a worker's drain of its own node after SIGTERM.
 enum class Wait { preflight, local_gcs, join, head, diagnose, watch, drain };
 // term_grace: the command's (and its group's) time after SIGTERM; ray_stop_grace: `ray start`'s
-// (or the fallback `ray stop`'s) time to stop Ray; stragglers: what outlived everything.
-enum class Timer { term_grace, ray_stop_grace, stragglers };
+// (or the fallback `ray stop`'s) time to stop Ray; stragglers: what outlived everything; killed:
+// how long a child (or the failed command's group, before its rerun) may take to go after SIGKILL.
+enum class Timer { term_grace, ray_stop_grace, stragglers, killed };
 
 // Where a signal for the command goes (RAYLAUNCH_FORWARD_SIGNALS). `ray start --block` always
 // gets it alone: it stops Ray's processes in order itself, and a group signal would race that.
@@ -78,6 +79,7 @@ struct WaitFinished {
   util::WaitEnd end = util::WaitEnd::ready;
   std::string reason;  // one line when not ready (or, for `diagnose`, what the check found)
   bool internal_error = false;  // the wait threw (a bug): exit 70, not what `end` says
+  bool not_started = false;     // no thread could run it (EAGAIN at a pids limit): `code` is 71
   std::optional<int> code{};    // the exit code when it is not what `end` says (78: versions differ)
   bool node_gone = false;       // drain: this node drained and its raylet exited (its row is DEAD)
   int nodes = 0;                // join: distinct pods ALIVE when it ended ready
@@ -177,7 +179,8 @@ using Effect = std::variant<StartWait, CancelWait, Spawn, ExecCommand, SendSigna
 // ends gets SIGKILL. The same for what a command that exited on its own left in its group
 // (SIGTERM, grace, SIGKILL). Then Ray is stopped, then whatever outlived both (stragglers)
 // gets SIGTERM, the term grace and SIGKILL; exit 128+N (0 when staying after success). Every
-// other signal is forwarded only (util::is_forwarded).
+// other signal (util::is_forwarded) goes to the command only, while it runs, and changes nothing
+// else; `ray start` never gets one (Ray's CLI dies of most of them).
 class Lifecycle {
  public:
   explicit Lifecycle(Settings settings) : m_s(settings), m_budget(settings.restarts, settings.restart_window) {}
@@ -185,11 +188,13 @@ class Lifecycle {
   std::vector<Effect> on(const Event& event);
 
   Phase phase() const { return m_phase; }
-  // Times the command was run again in place (RAYLAUNCH_RESTARTS).
-  int restarts() const { return m_budget.used(); }
+  // Times the command was run again in place (RAYLAUNCH_RESTARTS): reruns that started.
+  int restarts() const { return m_reruns; }
+  // The exit status of the command's last run; none before it ran, while it (or a rerun) runs.
+  std::optional<int> command_exit_code() const { return m_command ? m_command->exit_code : std::nullopt; }
   // Why the run is ending, once it is ("" before): /livez says it while stopping.
   const std::string& reason() const { return m_reason; }
-  // Which child the forwarded signals go to now (nullopt: none runs).
+  // The child that leads the run now: the command while it runs, else `ray start` (nullopt: none).
   std::optional<Child> main_child() const;
   bool running(Child c) const;
 
@@ -226,25 +231,43 @@ class Lifecycle {
   SendSignal to_command(int signo) const;
   // Everything raylaunch started has ended: look for stragglers, then exit.
   void finish(std::vector<Effect>& out);
+  // SIGKILL to `which` and its group, and the bound on its going (Timer::killed).
+  void kill(std::vector<Effect>& out, Child which);
+  // The bound passed and what was SIGKILLed is still there (uninterruptible sleep): go on without it.
+  void killed_too_long(std::vector<Effect>& out);
+  // The child (or group) the kill bound waits for has gone: the bound is off.
+  void killed_gone(std::vector<Effect>& out, Child which);
+
+  // Everything that belongs to one run of the command, made anew by run_command(): nothing of a
+  // run (its group waited for, SIGKILL sent to it, what comes after it) reaches the next one.
+  struct CommandRun {
+    enum class Then { stop_ray, rerun, stay };  // once its group is gone
+    bool leader_running = true;  // its process runs (or replaces raylaunch, --exec)
+    bool group_wait = false;     // its leader exited; what is left of its group is waited for
+    bool killed = false;         // SIGKILL went to its group
+    Then then = Then::stop_ray;
+    std::optional<int> exit_code;  // its leader's status, once it exited
+  };
+  bool command_running() const { return m_command && m_command->leader_running; }
+  bool group_wait() const { return m_command && m_command->group_wait; }
 
   Settings m_s;
   Phase m_phase = Phase::starting;
   bool m_ray_running = false;
-  bool m_command_running = false;
+  std::optional<CommandRun> m_command;  // the current (or last) run of the command
   bool m_ray_stop_running = false;
   bool m_wait_running = false;
   Wait m_wait = Wait::head;         // the wait under way (a cancelled one's late answer is ignored)
-  bool m_restart_pending = false;   // the command runs again once its group is gone
   int m_nodes_present = 0;          // pods ALIVE when the barrier ended
   RestartBudget m_budget{0, std::chrono::milliseconds(0)};
+  int m_reruns = 0;                 // reruns that started
+  std::string m_rerun_for;          // the failure a rerun is planned for, until it starts
   bool m_ray_stop_sent = false;   // SIGTERM sent to `ray start`
   bool m_node_gone = false;       // the drain saw this node's raylet exit: nothing of Ray's ran here after
   bool m_leftovers_checked = false;
   bool m_exec_ray_started = false;  // exec mode: `ray start` (no --block) exited 0
   bool m_exec_when_ray_returns = false;  // exec mode: the barrier passed before `ray start` returned
-  bool m_group_wait = false;        // the command's leader exited; its group is being waited for
-  bool m_command_killed = false;    // SIGKILL went to the command's group
-  bool m_stay_after_command = false;  // the command succeeded under --on-success stay
+  std::optional<Child> m_killed;    // what Timer::killed waits for
   bool m_stragglers_checked = false;
   bool m_stragglers_signalled = false;
   int m_stop_signal = SIGTERM;      // what ended the run, for the rest of the command's group

@@ -28,20 +28,33 @@ constexpr std::chrono::milliseconds k_drain_overrun{5'000};
 // its node joined). A `ray start` past its start-up stops within ~1 s (kill_all_processes).
 constexpr std::chrono::milliseconds k_gone_node_stop_grace{5'000};
 
+// A process goes within milliseconds of SIGKILL, unless it is in uninterruptible sleep (D state:
+// a hung NFS mount, a GPU driver call); a large CUDA process can take seconds to give its GPU
+// memory back. Past this, the run goes on without it, and says so.
+constexpr std::chrono::milliseconds k_after_sigkill{10'000};
+
 }  // namespace
 
 std::vector<Effect> Lifecycle::on_timer(const TimerFired& t) {
   std::vector<Effect> out;
-  if (t.which == Timer::term_grace && m_command_running) {
+  if (t.which == Timer::killed) {
+    killed_too_long(out);
+  } else if (t.which == Timer::term_grace && command_running()) {
     out.emplace_back(Log{Log::Level::warn, "the command did not exit within the term grace (" +
                                                util::format_duration(m_s.term_grace) + "): SIGKILL to its group"});
-    m_command_killed = true;
-    out.emplace_back(KillGroup{Child::command});
-  } else if (t.which == Timer::term_grace && m_group_wait) {
+    m_command->killed = true;
+    kill(out, Child::command);
+  } else if (t.which == Timer::term_grace && group_wait()) {
     out.emplace_back(Log{Log::Level::warn, "the command's process group did not exit within the term grace (" +
                                                util::format_duration(m_s.term_grace) + "): SIGKILL to what is left"});
-    m_command_killed = true;
-    m_group_wait = false;
+    m_command->killed = true;
+    if (m_command->then == CommandRun::Then::rerun) {
+      // The rerun waits for the killed group to be gone: it may still hold GPU memory. The group
+      // is still watched; GroupGone (or the bound) starts the rerun.
+      kill(out, Child::command);
+      return out;
+    }
+    m_command->group_wait = false;
     out.emplace_back(KillGroup{Child::command});
     after_command(out);
   } else if (t.which == Timer::term_grace && m_phase == Phase::draining) {
@@ -62,13 +75,13 @@ std::vector<Effect> Lifecycle::on_timer(const TimerFired& t) {
                                                  " though its node had drained and its raylet exited (a ray start "
                                                  "still starting waits up to 30 s for its node): nothing of Ray's "
                                                  "runs here to lose, SIGKILL to its group"});
-      out.emplace_back(KillGroup{Child::ray});
+      kill(out, Child::ray);
     } else if (m_ray_running) {
       out.emplace_back(Log{Log::Level::warn, "ray start did not stop within " +
                                                  util::format_duration(m_s.ray_stop_grace) + ": SIGKILL to its group"});
-      out.emplace_back(KillGroup{Child::ray});
+      kill(out, Child::ray);
     } else if (m_ray_stop_running) {
-      out.emplace_back(KillGroup{Child::ray_stop});
+      kill(out, Child::ray_stop);
     }
   }
   return out;
@@ -90,12 +103,62 @@ std::vector<Effect> Lifecycle::on_leftovers(const Leftovers& l) {
 
 std::vector<Effect> Lifecycle::on_group_gone(const GroupGone& g) {
   std::vector<Effect> out;
-  if (g.which == Child::command && m_group_wait) {
-    m_group_wait = false;
-    out.emplace_back(CancelTimer{Timer::term_grace});
+  if (g.which == Child::command && group_wait()) {
+    m_command->group_wait = false;
+    if (m_killed == Child::command) {
+      killed_gone(out, Child::command);
+    } else {
+      out.emplace_back(CancelTimer{Timer::term_grace});
+    }
     after_command(out);
   }
   return out;
+}
+
+void Lifecycle::kill(std::vector<Effect>& out, Child which) {
+  out.emplace_back(KillGroup{which});
+  out.emplace_back(StartTimer{Timer::killed, k_after_sigkill});
+  m_killed = which;
+}
+
+void Lifecycle::killed_gone(std::vector<Effect>& out, Child which) {
+  if (m_killed == which) {
+    m_killed.reset();
+    out.emplace_back(CancelTimer{Timer::killed});
+  }
+}
+
+void Lifecycle::killed_too_long(std::vector<Effect>& out) {
+  if (!m_killed) {
+    return;
+  }
+  const Child which = *m_killed;
+  m_killed.reset();
+  const std::string late = " did not exit within " + util::format_duration(k_after_sigkill) +
+                           " of SIGKILL (uninterruptible sleep, D state?)";
+  if (which == Child::command && group_wait()) {  // the failed command's group, before its rerun
+    out.emplace_back(Log{Log::Level::warn, "the failed command's process group is still there " +
+                                               util::format_duration(k_after_sigkill) +
+                                               " after SIGKILL (uninterruptible sleep, D state?): running the command "
+                                               "again without waiting for it"});
+    m_command->group_wait = false;
+    after_command(out);
+  } else if (which == Child::command && command_running()) {
+    out.emplace_back(Log{Log::Level::warn, "the command" + late + ": stopping Ray without waiting for it"});
+    m_command->leader_running = false;
+    m_reason += "; the command" + late;
+    after_command(out);
+  } else if (which == Child::ray && m_ray_running) {
+    out.emplace_back(Log{Log::Level::warn, "ray start" + late + ": ending the run without it"});
+    m_ray_running = false;
+    m_leftovers_checked = true;  // SIGKILL already went to Ray's whole group: no `ray stop` for it
+    m_reason += "; ray start" + late;
+    finish(out);
+  } else if (which == Child::ray_stop && m_ray_stop_running) {
+    out.emplace_back(Log{Log::Level::warn, "ray stop" + late + ": ending the run without it"});
+    m_ray_stop_running = false;
+    finish(out);
+  }
 }
 
 std::vector<Effect> Lifecycle::on_stragglers(const Stragglers& s) {
@@ -126,12 +189,12 @@ std::vector<Effect> Lifecycle::on_stragglers(const Stragglers& s) {
 
 SendSignal Lifecycle::to_command(int signo) const {
   // Once the leader is gone, only its group is left to signal.
-  const bool group = m_s.command_signals == CommandSignals::group || !m_command_running;
+  const bool group = m_s.command_signals == CommandSignals::group || !command_running();
   return SendSignal{Child::command, signo, group};
 }
 
 void Lifecycle::command_group_left(std::vector<Effect>& out, int left, bool signalled, bool grace_running) {
-  m_group_wait = true;
+  m_command->group_wait = true;
   const std::string n = processes(left) + " of its group still run";
   if (signalled) {
     out.emplace_back(Log{Log::Level::info, "the command exited; " + n + ", with the rest of the term grace"});
@@ -147,19 +210,21 @@ void Lifecycle::command_group_left(std::vector<Effect>& out, int left, bool sign
 }
 
 void Lifecycle::after_command(std::vector<Effect>& out) {
-  if (m_restart_pending) {
-    // Each rerun waits for the barrier again: a worker whose container restarted with the
-    // failure is back (and counted once, by its name) before the command needs it.
-    m_restart_pending = false;
-    m_phase = Phase::joining;
-    start_wait(out, Wait::join);
-    return;
+  switch (m_command ? m_command->then : CommandRun::Then::stop_ray) {
+    case CommandRun::Then::rerun:
+      // Each rerun waits for the barrier again: a worker whose container restarted with the
+      // failure is back (and counted once, by its name) before the command needs it.
+      m_command->then = CommandRun::Then::stop_ray;
+      m_phase = Phase::joining;
+      start_wait(out, Wait::join);
+      return;
+    case CommandRun::Then::stay:
+      m_phase = Phase::staying;
+      return;
+    case CommandRun::Then::stop_ray:
+      stop_ray(out);
+      return;
   }
-  if (m_stay_after_command) {
-    m_phase = Phase::staying;
-    return;
-  }
-  stop_ray(out);
 }
 
 void Lifecycle::shut_down(std::vector<Effect>& out, int code, std::string reason, std::optional<int> command_signal) {
@@ -170,7 +235,7 @@ void Lifecycle::shut_down(std::vector<Effect>& out, int code, std::string reason
   m_exit_code = code;
   m_reason = std::move(reason);
   cancel_wait(out);
-  if (m_command_running) {
+  if (command_running()) {
     m_stop_signal = command_signal.value_or(SIGTERM);
     out.emplace_back(to_command(m_stop_signal));
     out.emplace_back(StartTimer{Timer::term_grace, m_s.term_grace});
@@ -238,6 +303,7 @@ bool Lifecycle::restart_after(std::vector<Effect>& out, const ChildExited& e) {
     return false;
   }
   const std::string ran = e.ran ? " after " + util::format_elapsed(*e.ran) : "";
+  m_rerun_for = "the command had " + e.how + ran;
   out.emplace_back(Log{Log::Level::warn, "command " + e.how + ran +
                                              ": running it again in place (restart " +
                                              std::to_string(m_budget.used()) + ", at most " + m_budget.describe() +
@@ -247,9 +313,13 @@ bool Lifecycle::restart_after(std::vector<Effect>& out, const ChildExited& e) {
 
 void Lifecycle::run_command(std::vector<Effect>& out) {
   m_phase = Phase::running_command;
-  m_command_running = true;
+  m_command.emplace();  // a run of its own: nothing of the last one carries over
+  if (!m_rerun_for.empty()) {
+    ++m_reruns;
+    m_rerun_for.clear();
+  }
   EnvAdditions env = {{k_nodes_present_env, std::to_string(m_nodes_present)},
-                      {k_restart_count_env, std::to_string(m_budget.used())}};
+                      {k_restart_count_env, std::to_string(m_reruns)}};
   // With --exec the command replaces raylaunch (this machine then ends with the process). A
   // failed execve comes back as the command's exit with 126/127 and the reason, which is never
   // retried: the run stops with that code. A signal that arrives during the exec is handled
@@ -262,9 +332,14 @@ void Lifecycle::run_command(std::vector<Effect>& out) {
 }
 
 Exit Lifecycle::exit_now() const {
+  // What the restarts did, as it happened: reruns that started, and a failure whose rerun never did.
   std::string reason = m_reason;
-  if (m_budget.used() > 0) {
-    reason += "; the command ran again in place " + util::plural(m_budget.used(), "time") + " (RAYLAUNCH_RESTARTS)";
+  const std::string reruns = util::plural(m_reruns, "time");
+  if (!m_rerun_for.empty()) {
+    reason += "; " + m_rerun_for + " and was to run again in place (restart " + std::to_string(m_reruns + 1) +
+              ", RAYLAUNCH_RESTARTS)" + (m_reruns > 0 ? "; it ran again in place " + reruns + " before" : "");
+  } else if (m_reruns > 0) {
+    reason += "; the command ran again in place " + reruns + " (RAYLAUNCH_RESTARTS)";
   }
   return Exit{m_exit_code, reason};
 }

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "util/redact.hpp"
@@ -18,6 +19,12 @@ constexpr std::size_t k_keep_lines = 20;
 // whole text so far was redacted, holding back what could be the start of a secret.
 constexpr std::size_t k_max_line = 8000;  // under the log line's 8 KiB, with the prefix
 constexpr std::size_t k_reason_line = 512;  // the most of one line in the reason
+// The most one turn of the event loop reads: chatty Ray output (a pipe refilled as fast as it is
+// read) must not hold off signals, reaping, timers and probes; the rest waits for the next turn.
+constexpr std::size_t k_per_turn = 64 * 1024;
+// What drain() reads at most, after the child exited: the pipe's content then (64 KiB by
+// default, 1 MiB at most unprivileged), while Ray's processes may still write.
+constexpr std::size_t k_per_drain = 1024 * 1024;
 
 }  // namespace
 
@@ -36,17 +43,18 @@ void OutputRelay::read_more() {
     if (ec) {
       return;  // the relay is going away
     }
-    if (read_available()) {
-      read_more();
+    if (read_available(k_per_turn)) {
+      read_more();  // the wait comes back at once if more is there, after what else is ready
     }
   });
 }
 
-bool OutputRelay::read_available() {
-  for (;;) {
-    const ssize_t n = ::read(m_pipe.native_handle(), m_buffer, sizeof m_buffer);
+bool OutputRelay::read_available(std::size_t at_most) {
+  for (std::size_t done = 0; done < at_most;) {
+    const ssize_t n = ::read(m_pipe.native_handle(), m_buffer, std::min(sizeof m_buffer, at_most - done));
     if (n > 0) {
       consume(m_buffer, static_cast<std::size_t>(n));
+      done += static_cast<std::size_t>(n);
       continue;
     }
     if (n < 0 && errno == EINTR) {
@@ -58,9 +66,10 @@ bool OutputRelay::read_available() {
     flush_partial();  // EOF: every writer closed the pipe (or it failed)
     return false;
   }
+  return true;  // more may be there: the next turn reads it
 }
 
-void OutputRelay::drain() { read_available(); }
+void OutputRelay::drain() { read_available(k_per_drain); }
 
 void OutputRelay::flush_partial() {
   if (!m_partial.empty()) {

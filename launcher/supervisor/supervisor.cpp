@@ -15,6 +15,7 @@
 #include <memory>
 #include <set>
 #include <spdlog/spdlog.h>
+#include <system_error>
 #include <thread>
 
 #include "supervisor/processes.hpp"
@@ -36,6 +37,26 @@ constexpr std::size_t k_reason_output_lines = 3;
 // tini reaps on every SIGCHLD and once a second besides; the same tick sees a watched group
 // or straggler go, whose last process may not be raylaunch's child (no SIGCHLD for us).
 constexpr std::chrono::seconds k_tick{1};
+
+const char* wait_name(Wait w) {
+  switch (w) {
+    case Wait::preflight:
+      return "the wait for Redis";
+    case Wait::local_gcs:
+      return "the wait for the local GCS";
+    case Wait::join:
+      return "the join barrier";
+    case Wait::head:
+      return "the wait for the head";
+    case Wait::diagnose:
+      return "the look at the head";
+    case Wait::watch:
+      return "the head watch";
+    case Wait::drain:
+      return "the drain";
+  }
+  return "a wait";
+}
 
 const char* child_name(Child c) {
   switch (c) {
@@ -70,7 +91,7 @@ void write_termination_message(const std::string& path, const std::string& line)
 struct Supervisor::Impl {
   Impl(asio::io_context& io_, RunSpec spec_, RunState& state_)
       : io(io_), spec(std::move(spec_)), state(state_), lifecycle(spec.settings), signals(io), term_timer(io),
-        ray_timer(io), stragglers_timer(io), tick(io) {}
+        ray_timer(io), stragglers_timer(io), killed_timer(io), tick(io) {}
 
   asio::io_context& io;
   RunSpec spec;
@@ -81,6 +102,7 @@ struct Supervisor::Impl {
   asio::steady_timer term_timer;
   asio::steady_timer ray_timer;
   asio::steady_timer stragglers_timer;
+  asio::steady_timer killed_timer;
   asio::steady_timer tick;
   std::map<pid_t, Child> children;
   std::map<Child, Clock::time_point> started;
@@ -105,6 +127,7 @@ struct Supervisor::Impl {
     state.ray_running = lifecycle.running(Child::ray);
     state.reason = lifecycle.reason();
     state.command_restarts = lifecycle.restarts();
+    state.command_exit_code = lifecycle.command_exit_code().value_or(-1);
   }
 
   void read_signals() {
@@ -178,9 +201,6 @@ struct Supervisor::Impl {
       if (which == Child::ray_stop && ray_stop_output) {
         ray_stop_output->drain();
       }
-      if (which == Child::command) {
-        state.command_exit_code = e.code;
-      }
       const bool expected = which == Child::command || e.code == 0 || lifecycle.phase() == Phase::stopping;
       spdlog::log(expected ? spdlog::level::info : spdlog::level::warn, "{} (pid {}) {}", child_name(which), pid, e.how);
       dispatch(e);
@@ -241,27 +261,55 @@ struct Supervisor::Impl {
 
   // --- effects out -------------------------------------------------------------------------
   void apply(const StartWait& w) {
-    // The previous wait thread, if any, has finished: its result is what got us here. A wait
-    // that throws (a bug) ends as a failed wait with the reason, never in std::terminate.
-    wait_thread = std::jthread([this, which = w.which](std::stop_token stop) {
-      WaitFinished result;
-      try {
-        result = spec.wait(which, stop);
-      } catch (const std::exception& e) {
-        result = WaitFinished{which, util::WaitEnd::unreachable,
-                              std::string("internal error in raylaunch's wait: ") + e.what() + " (please report it)"};
-        result.internal_error = true;
-      } catch (...) {
-        result = WaitFinished{which, util::WaitEnd::unreachable, "internal error in raylaunch's wait (please report it)"};
-        result.internal_error = true;
-      }
-      result.which = which;
-      try {
-        post_event(std::move(result));
-      } catch (...) {
-        spdlog::critical("the wait's result could not be handed back (out of memory?)");
-      }
-    });
+    // One wait at a time, never two: the new wait's thread first joins the last one (asked to
+    // stop, or done already: its result is what got us here), off the event loop. So waits never
+    // run side by side on what they share (the drain follows the head watch it cancelled, on the
+    // same GCS client; app/run_waits.hpp).
+    auto previous = std::make_shared<std::jthread>(std::move(wait_thread));
+    previous->request_stop();
+    try {
+      wait_thread = std::jthread([this, which = w.which, previous](std::stop_token stop) {
+        if (previous->joinable()) {
+          previous->join();
+        }
+        run_wait(which, std::move(stop));
+      });
+    } catch (const std::exception& e) {
+      // No thread (EAGAIN at a pod's pids limit): the wait failed, and the run goes on as after
+      // any failed wait (a drain then stops Ray, a watch leaves Ray unwatched), never exit 70.
+      wait_thread = std::move(*previous);
+      const auto* error = dynamic_cast<const std::system_error*>(&e);
+      WaitFinished failed{w.which, util::WaitEnd::unreachable,
+                          std::string("could not start a thread for ") + wait_name(w.which) + ": " +
+                              (error != nullptr ? error->code().message() : std::string(e.what())) +
+                              " (the pod's pids limit?)"};
+      failed.not_started = true;
+      failed.code = exit_code::os_error;
+      spdlog::error("{}", failed.reason);
+      post_event(std::move(failed));
+    }
+  }
+
+  // On the wait's own thread. A wait that throws (a bug) ends as a failed wait with the reason,
+  // never in std::terminate.
+  void run_wait(Wait which, std::stop_token stop) {
+    WaitFinished result;
+    try {
+      result = spec.wait(which, std::move(stop));
+    } catch (const std::exception& e) {
+      result = WaitFinished{which, util::WaitEnd::unreachable,
+                            std::string("internal error in raylaunch's wait: ") + e.what() + " (please report it)"};
+      result.internal_error = true;
+    } catch (...) {
+      result = WaitFinished{which, util::WaitEnd::unreachable, "internal error in raylaunch's wait (please report it)"};
+      result.internal_error = true;
+    }
+    result.which = which;
+    try {
+      post_event(std::move(result));
+    } catch (...) {
+      spdlog::critical("the wait's result could not be handed back (out of memory?)");
+    }
   }
 
   void apply(const CancelWait&) { wait_thread.request_stop(); }
@@ -352,7 +400,17 @@ struct Supervisor::Impl {
   }
 
   asio::steady_timer& timer_of(Timer which) {
-    return which == Timer::term_grace ? term_timer : which == Timer::ray_stop_grace ? ray_timer : stragglers_timer;
+    switch (which) {
+      case Timer::term_grace:
+        return term_timer;
+      case Timer::ray_stop_grace:
+        return ray_timer;
+      case Timer::stragglers:
+        return stragglers_timer;
+      case Timer::killed:
+        break;
+    }
+    return killed_timer;
   }
 
   void apply(const StartTimer& t) {
@@ -408,7 +466,7 @@ struct Supervisor::Impl {
       spdlog::error("exiting {}: {}", e.code, e.reason);
     }
     wait_thread.request_stop();
-    for (asio::steady_timer* t : {&term_timer, &ray_timer, &stragglers_timer, &tick}) {
+    for (asio::steady_timer* t : {&term_timer, &ray_timer, &stragglers_timer, &killed_timer, &tick}) {
       t->cancel();
     }
     boost::system::error_code ignored;

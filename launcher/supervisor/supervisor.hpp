@@ -24,8 +24,8 @@ struct RunState {
   std::chrono::steady_clock::time_point ray_started_at{};  // when it was spawned last
   std::atomic<std::int64_t> ray_started_wall_ms{0};       // the same, wall-clock ms (Ray's node rows use it)
   bool ray_running = false;
-  int command_exit_code = -1;       // -1: not exited (or not run)
-  int command_restarts = 0;         // times the command ran again in place (RAYLAUNCH_RESTARTS)
+  int command_exit_code = -1;       // its last run's status; -1 while it (or a rerun) runs, or before
+  int command_restarts = 0;         // reruns in place that started (RAYLAUNCH_RESTARTS)
   std::chrono::steady_clock::time_point started_at = std::chrono::steady_clock::now();
   std::atomic<std::int64_t> join_wait_ms{0};  // how long the barrier took (or has taken so far)
   std::atomic<int> nodes_alive{0};  // distinct ALIVE pods at the last barrier poll
@@ -36,11 +36,13 @@ struct RunState {
   std::atomic<std::int64_t> watch_bytes_sent{0};
   std::atomic<std::int64_t> watch_bytes_received{0};
   // Drains of this node on SIGTERM (worker), by how they went: drained (idle before the deadline),
-  // deadline (work ran until it), not_drained (no row, rejected, failed), unsupported (no DrainNode).
+  // deadline (work ran until it), not_drained (no row, rejected, failed), unsupported (no DrainNode),
+  // head_gone (the head went away during it, without GCS fault tolerance).
   std::atomic<int> drains_drained{0};
   std::atomic<int> drains_deadline{0};
   std::atomic<int> drains_not_drained{0};
   std::atomic<int> drains_unsupported{0};
+  std::atomic<int> drains_head_gone{0};  // the head went away during it, without GCS fault tolerance
   std::string reason;               // why the run ended (or is ending)
 };
 

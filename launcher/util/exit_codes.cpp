@@ -23,9 +23,11 @@ const std::vector<ExitCodeInfo>& exit_code_list() {
       {software, "", "EX_SOFTWARE", "internal error",
        "an internal error in raylaunch (please report it), also a wait that threw; the run still stops what it "
        "started"},
-      {os_error, "", "EX_OSERR", "a system call raylaunch cannot do without failed (signalfd, pipe)",
-       "a system call raylaunch cannot supervise without failed: the signalfd at `run`'s start (nothing started), or "
-       "the pipe for a child's output (out of file descriptors; what was started is stopped)"},
+      {os_error, "", "EX_OSERR", "a system call raylaunch cannot do without failed (signalfd, pipe, thread)",
+       "a system call raylaunch cannot supervise without failed: the signalfd at `run`'s start (nothing started), "
+       "the pipe for a child's output (out of file descriptors), or a thread for a wait that the run cannot go on "
+       "without, such as the join barrier (EAGAIN at the pod's pids limit; a drain or head watch without one is only "
+       "said); what was started is stopped"},
       {io_error, "", "EX_IOERR", "output not written", "the output (`plan`, `status`) could not be written"},
       {temp_fail, "", "EX_TEMPFAIL", "join barrier timed out",
        "the join barrier timed out; the line names the missing pods"},

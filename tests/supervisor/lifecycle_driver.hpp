@@ -37,7 +37,17 @@ inline const char* wait_name(Wait w) {
 }
 
 inline const char* timer_name(Timer t) {
-  return t == Timer::term_grace ? "term" : t == Timer::ray_stop_grace ? "ray" : "stragglers";
+  switch (t) {
+    case Timer::term_grace:
+      return "term";
+    case Timer::ray_stop_grace:
+      return "ray";
+    case Timer::stragglers:
+      return "stragglers";
+    case Timer::killed:
+      return "killed";
+  }
+  return "?";
 }
 
 // Effects as short words, so a test reads as the sequence a user would see.

@@ -8,7 +8,8 @@ source "$(dirname "$0")/../support/run_lib.sh"
 
 # case_up MODE GRACE [VERSION]: a head whose fake GCS serves DrainNode as MODE ("" none, busy,
 # idle, reject) and plays Ray VERSION (2.60.0: one row by id), and a worker with the term grace
-# GRACE; waits until the worker watches its head. Sets CONTROL (the fake GCS's) and NODE_ID.
+# GRACE (and $WORKER_ENV); waits until the worker watches its head. Sets CONTROL (the fake GCS's)
+# and NODE_ID.
 case_up() {
   local mode=$1 grace=$2 version=${3:-2.60.0}
   ports
@@ -19,7 +20,7 @@ case_up() {
       FAKE_RAY_GCS_ARGS="${mode:+--drain $mode}" FAKE_RAY_VERSION=$version HOSTNAME=training-0 -- run -- sleep 600
   pod worker-$mode $common RAYLAUNCH_NODE_MANAGER_PORT=$WORKER_NM RAYLAUNCH_HEALTH_PORT=$WORKER_HEALTH \
       RAYLAUNCH_TERM_GRACE=$grace RAYLAUNCH_TERMINATION_LOG=$WORK/worker-$mode.term HOSTNAME=training-1 \
-      -- run -- ignored-on-workers
+      ${WORKER_ENV:-} -- run -- ignored-on-workers
   wait_text worker-$mode.err "watching the head: cluster"
   [[ $version == 2.9.0 ]] || wait_text worker-$mode.err "watching the head: training-1 is node"
   poll 30 grep -q "Ray runtime started" "$WORK/worker-$mode.err"
@@ -27,6 +28,14 @@ case_up() {
             "$WORK/head-$mode/ray/session_latest/fake_ray.json")
   NODE_ID=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["node_id"])' \
             "$WORK/worker-$mode/ray/session_latest/fake_ray.json")
+}
+# ctl ARGS...: a command to the current case's fake GCS (fault delay MS, kill NAME, …).
+ctl() { "$FAKE_GCS" ctl --control "unix:$CONTROL" "$@" >/dev/null; }
+# slow_gcs: every call of the fake GCS takes 1.5 s from now; returns once the worker's watch has
+# seen it (its own-row look, after the cluster id, no longer completes within a look).
+slow_gcs() {
+  ctl fault delay 1500
+  wait_text worker-idle.err "did not answer GetAllNodeInfo: DEADLINE_EXCEEDED"
 }
 case_down() {
   kill -TERM "${POD[head-$1]}"
@@ -93,18 +102,60 @@ expect_in worker-busy.term "not drained: head GCS at 127.0.0.1:$RAY_PORT did not
 "$FAKE_GCS" ctl --control "unix:$CONTROL" fault delay 0 >/dev/null
 case_down busy
 
-# 5. The head stops answering during the drain (the whole StatefulSet deleted, the head gone
-#    first): the deadline is waited out (a GCS with fault tolerance may come back), and the
-#    termination message says the GCS went silent instead of claiming work still ran.
-case_up busy 3s
+# 5. The head goes away during the drain (the whole StatefulSet deleted: the head is stopped
+#    first). Without GCS fault tolerance no head can come back: the drain ends at once, and says
+#    why (issue 26 item 15; before, the whole 30 s window was waited out). With it (RAY_REDIS_ADDRESS
+#    on the worker) the deadline is waited out, as the head may come back, and the termination
+#    message says the GCS went silent instead of claiming work still ran.
+case_up busy 30s
 kill -TERM "${POD[worker-busy]}"
 wait_text worker-busy.err "draining node"
-"$FAKE_GCS" ctl --control "unix:$CONTROL" fault unavailable -1 >/dev/null
-finish worker-busy 20
-expect_rc 143 "a worker whose head went silent while it drained"
-expect_in worker-busy.term "drained until the 3s deadline; the head GCS at 127.0.0.1:$RAY_PORT stopped answering"
-expect_in worker-busy.term "so whether work still ran on the node is unknown"
-"$FAKE_GCS" ctl --control "unix:$CONTROL" fault unavailable 0 >/dev/null
+ctl fault unavailable -1
+finish worker-busy 40
+expect_rc 143 "a worker whose head went away while it drained"
+expect_in worker-busy.term "until the head GCS at 127.0.0.1:$RAY_PORT stopped answering (UNAVAILABLE"
+expect_in worker-busy.term "without GCS fault tolerance no head comes back to this cluster: stopping Ray now"
+expect_not_in worker-busy.term "deadline"
+ctl fault unavailable 0
 case_down busy
+WORKER_ENV="RAY_REDIS_ADDRESS=127.0.0.1:1" case_up busy 3s
+kill -TERM "${POD[worker-busy]}"
+wait_text worker-busy.err "draining node"
+ctl fault unavailable -1
+finish worker-busy 20
+expect_rc 143 "a worker with GCS fault tolerance whose head went silent while it drained"
+expect_in worker-busy.term "drained until the 3s deadline; the head GCS at 127.0.0.1:$RAY_PORT stopped answering"
+expect_in worker-busy.term "so whether work still ran on the node is unknown; with GCS fault tolerance the head may come back"
+ctl fault unavailable 0
+case_down busy
+
+# 6. SIGTERM while a look of the head watch is in flight on a slow GCS (every call 1.5 s): the
+#    watch is cancelled and the drain goes on on the same channel (issue 26 item 3). Neither the
+#    cancelled call nor the watch's timed-out one may cost the drain the GCS's version: it must
+#    still look at its node's row, see it DEAD at once and stop Ray, not wait out the window
+#    taking the GCS for Ray <= 2.35.
+case_up idle 30s
+slow_gcs
+kill -TERM "${POD[worker-idle]}"
+finish worker-idle 40
+expect_rc 143 "a worker drained while its watch's call was in flight"
+expect_in worker-idle.term "stopped by SIGTERM while Ray ran; drained: the node was idle and its raylet exited after"
+ctl fault delay 0
+case_down idle
+
+# 7. The GCS gave up on this node (DEAD: a partition, a frozen raylet) after the watch last saw it
+#    ALIVE, and SIGTERM comes before the watch looks again (every call takes 1.5 s: its own-row
+#    look never completes). A drain of a DEAD node is accepted and its row is DEAD at the first
+#    look: that is not a node that drained idle (issue 26 item 12).
+case_up idle 30s
+slow_gcs
+ctl kill training-1 --why "health check failed: raylet unreachable"
+kill -TERM "${POD[worker-idle]}"
+finish worker-idle 40
+expect_rc 143 "a worker whose node was already DEAD when it was drained"
+expect_in worker-idle.term "stopped by SIGTERM while Ray ran; not drained: training-1 (node ${NODE_ID:0:12}) was already DEAD in the head's GCS"
+expect_not_in worker-idle.term "idle"
+ctl fault delay 0
+case_down idle
 expect_clean
 echo PASS

@@ -66,4 +66,37 @@ expect_rc 143 "SIGTERM after a stalled stderr"
 wait "${READER[stalled]}" 2>/dev/null || true
 expect_in stalled.err "exiting 143: stopped by SIGTERM while the command ran"
 expect_clean
+
+# The command makes the stderr it shares with raylaunch non-blocking (O_NONBLOCK belongs to the
+# open file: a Python or Node program that sets it on its fd 2 sets it on raylaunch's) and fills
+# the pipe while its reader is stalled. raylaunch's next line meets EAGAIN: a slow reader, not a
+# gone one (issue 26 item 10). Once the reader reads again, every later line arrives.
+reader nonblocking
+cat >"$WORK/fill.py" <<'PY'
+import fcntl, os, sys
+fcntl.fcntl(2, fcntl.F_SETFL, fcntl.fcntl(2, fcntl.F_GETFL) | os.O_NONBLOCK)
+for chunk in (b"command output filling the pipe " * 100 + b"\n", b"."):  # to the last byte
+    try:
+        while True:
+            os.write(2, chunk)
+    except BlockingIOError:
+        pass
+open(sys.argv[1], "w").write("full\n")
+os.execv("/usr/bin/env", ["env", "print_signals"])
+PY
+: >"$WORK/signals"
+POD_STDERR=$WORK/nonblocking.fifo pod nonblocking $(loopback_env) -- run -- $PY "$WORK/fill.py" "$WORK/full"
+poll 30 test -s "$WORK/full"
+poll 20 grep -q ready "$WORK/signals"
+kill -USR1 "${POD[nonblocking]}"  # logged into the full pipe: EAGAIN
+poll 10 grep -q "signal 10" "$WORK/signals"
+sleep 0.5  # the writer thread meets the full pipe meanwhile
+touch "$WORK/nonblocking.go"
+kill -TERM "${POD[nonblocking]}"
+finish nonblocking 30
+expect_rc 143 "SIGTERM after a stderr the command made non-blocking"
+wait "${READER[nonblocking]}" 2>/dev/null || true
+expect_in nonblocking.err "sending SIGUSR1 to the command"
+expect_in nonblocking.err "exiting 143: stopped by SIGTERM while the command ran"
+expect_clean
 echo PASS

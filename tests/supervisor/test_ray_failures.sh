@@ -20,7 +20,8 @@ if grep -qF '\\t' "$WORK/termination-log" "$WORK/a.err"; then fail "a tab escape
 expect_clean
 
 export PRINT_SIGNALS_TO=$WORK/signals
-pod b $(loopback_env) FAKE_RAY_DIE_AFTER=2 -- run -- print_signals
+# The raylet dies 5 s after it started: time for the barrier and the command (a TSan build is slow).
+pod b $(loopback_env) FAKE_RAY_DIE_AFTER=5 -- run -- print_signals
 finish b 30
 expect_rc 69 "Ray died under the command"
 expect_in signals "signal 15"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Signals × phases, after dumb-init's matrix. Every forwarded signal (SIGHUP, SIGQUIT, SIGUSR1,
-# SIGUSR2, SIGWINCH, SIGCONT, SIGALRM) reaches the command, which keeps running. SIGTERM and
+# SIGUSR2, SIGWINCH, SIGCONT, SIGALRM) reaches the command, which keeps running, and never
+# `ray start`, which would die of it (the fake ray dies of SIGHUP, SIGUSR1, …, as Ray's CLI
+# does): during the join barrier they change nothing. SIGTERM and
 # SIGINT end the run with 128+N and nothing left in every phase: while a worker waits for its
 # head (nothing started), during the join barrier, during the command (forwarded; it exits
 # itself), with a command that ignores SIGTERM (SIGKILL to its group after the term grace).
@@ -23,6 +25,22 @@ finish h
 expect_rc 143 "SIGTERM during the command"
 expect_in signals "signal 15"
 expect_in h.err "stopped by SIGTERM while the command ran"
+expect_clean
+
+# Not to ray start: during the join barrier (2 nodes expected, only the head joins) Ray lives on.
+pod quiet-0 $(loopback_env) RAYLAUNCH_NODES=2 -- run -- true
+wait_text quiet-0.err "1/2 nodes alive"
+for sig in HUP QUIT USR1 USR2 ALRM; do
+  kill -"$sig" "${POD[quiet-0]}"
+  wait_text quiet-0.err "SIG$sig not forwarded: only the launch command gets it"
+done
+kill -0 "${POD[quiet-0]}" 2>/dev/null || fail "raylaunch exited after a signal it should only have logged"
+kill -TERM "${POD[quiet-0]}"
+finish quiet-0 20
+expect_rc 143 "SIGTERM during the barrier, after signals that are not forwarded"
+expect_in quiet-0.err "stopped by SIGTERM during the join barrier"
+expect_not_in quiet-0.err "ray start exited"
+expect_not_in quiet-0.err "ray start killed"
 expect_clean
 
 for sig in TERM INT; do

@@ -157,7 +157,7 @@ TEST_CASE("worker: once its drained node's raylet has exited, ray start gets a s
   REQUIRE(timer != nullptr);
   CHECK(timer->after == 5s);
   const auto fired = l.on(TimerFired{Timer::ray_stop_grace});
-  CHECK(words(fired) == W{"kill:ray"});
+  CHECK(words(fired) == W{"kill:ray", "timer:killed"});
   CHECK_THAT(logs(fired), Catch::Contains("its raylet exited") && Catch::Contains("nothing of Ray's runs here"));
   CHECK(exit_reason(finish_ray(l)) == "stopped by SIGTERM while Ray ran; drained: the node was idle and its raylet "
                                       "exited");
@@ -253,9 +253,10 @@ TEST_CASE("head: a retryable failure reruns the command after the barrier; the c
   CHECK(words(failed) == W{"wait:join"});  // Ray stays up: no ray start, no back-off
   CHECK(logs(failed).find("running it again in place (restart 1, at most 2 within 1h)") != std::string::npos);
   CHECK(l.phase() == Phase::joining);
-  CHECK(l.restarts() == 1);
+  CHECK(l.restarts() == 0);  // counted once it runs again
   const auto again = l.on(joined(4));
   CHECK(words(again) == W{"spawn:command"});
+  CHECK(l.restarts() == 1);
   CHECK(env_of(spawn_of(again), "RAYLAUNCH_RESTART_COUNT") == "1");
 
   l.on(command_exit(137, 10min));  // OOM-killed: retryable
@@ -289,13 +290,43 @@ TEST_CASE("head: success, a non-retryable status and SIGTERM are never rerun", "
   }
 }
 
-TEST_CASE("head: SIGTERM in the barrier of a rerun ends the run; the message names the restarts",
+TEST_CASE("head: a rerun that never started is not counted, and the failure it was for is kept",
           "[lifecycle][survive][signals]") {
+  // Issue 26 item 12: "ran again in place N times" counted the budget's takes, and the original
+  // failure was lost when the rerun's barrier failed.
+  SECTION("SIGTERM in the rerun's barrier") {
+    Lifecycle l = head_running_command(restarting_head(3));
+    l.on(command_exit(1, 1min));
+    CHECK(l.restarts() == 0);
+    CHECK(words(l.on(SignalReceived{SIGTERM})) == W{"cancel-wait", "signal:ray:15", "timer:ray"});
+    CHECK(exit_reason(finish_ray(l)) == "stopped by SIGTERM during the join barrier; the command had exited with 1 "
+                                        "after 1m00s and was to run again in place (restart 1, RAYLAUNCH_RESTARTS)");
+  }
+  SECTION("the rerun's barrier times out, after one rerun that did run") {
+    Lifecycle l = head_running_command(restarting_head(3));
+    l.on(command_exit(1, 1min));
+    l.on(joined(4));
+    CHECK(l.restarts() == 1);
+    l.on(command_exit(3, 5min));
+    l.on(ended(Wait::join, WaitEnd::not_ready, "join timed out after 5m: 3/4 nodes alive; missing: training-3", 75));
+    const auto last = finish_ray(l);
+    CHECK(words(last).back() == "exit:75");
+    CHECK(exit_reason(last) == "join timed out after 5m: 3/4 nodes alive; missing: training-3; the command had exited "
+                               "with 3 after 1m00s and was to run again in place (restart 2, RAYLAUNCH_RESTARTS); it "
+                               "ran again in place 1 time before");
+  }
+}
+
+TEST_CASE("head: the command's exit status is its last run's; a rerun has none until it exits", "[lifecycle][survive]") {
+  // Issue 26 item 12: raylaunch_command_exit_status kept the previous run's code during a rerun.
   Lifecycle l = head_running_command(restarting_head(3));
+  CHECK_FALSE(l.command_exit_code());
   l.on(command_exit(1, 1min));
-  CHECK(words(l.on(SignalReceived{SIGTERM})) == W{"cancel-wait", "signal:ray:15", "timer:ray"});
-  CHECK(exit_reason(finish_ray(l)) == "stopped by SIGTERM during the join barrier; the command ran again in place 1 "
-                                      "time (RAYLAUNCH_RESTARTS)");
+  CHECK(l.command_exit_code() == 1);
+  l.on(joined(4));
+  CHECK_FALSE(l.command_exit_code());  // the rerun runs
+  l.on(command_exit(0, 2min));
+  CHECK(l.command_exit_code() == 0);
 }
 
 TEST_CASE("head: what a failed command left in its group is stopped before the rerun; SIGTERM then ends the run",
@@ -322,4 +353,168 @@ TEST_CASE("head: a quorum's count reaches the command", "[lifecycle][survive]") 
   l.on(Start{});
   l.on(ready(Wait::local_gcs));
   CHECK(env_of(spawn_of(l.on(joined(3))), "RAYLAUNCH_NODES_PRESENT") == "3");
+}
+
+TEST_CASE("head: nothing of a failed run reaches its rerun: after a SIGKILLed group, a rerun's trainer keeps its grace",
+          "[lifecycle][survive][signals]") {
+  // Issue 26 item 1: the first run's group outlived its grace and was SIGKILLed; the rerun is
+  // `bash -c` over a trainer that saves a checkpoint on SIGTERM. bash dies at once, the trainer
+  // must keep the rest of the grace, and Ray is stopped only after it.
+  Lifecycle l = head_running_command(restarting_head(2));
+  CHECK(words(l.on(command_exit(1, 1min, 1))) == W{"signal:command-group:15", "timer:term", "watch:command"});
+  CHECK(words(l.on(TimerFired{Timer::term_grace})).front() == "kill:command");
+  l.on(GroupGone{Child::command});
+  REQUIRE(l.phase() == Phase::joining);
+  CHECK(words(l.on(joined(4))) == W{"spawn:command"});
+
+  CHECK(words(l.on(SignalReceived{SIGTERM})) == W{"signal:command-group:15", "timer:term"});
+  const auto wrapper = l.on(exited(Child::command, 143, "killed by SIGTERM", 1));
+  CHECK(words(wrapper) == W{"watch:command"});  // the trainer still saves: Ray keeps running
+  CHECK_THAT(logs(wrapper), Catch::Contains("with the rest of the term grace"));
+  CHECK(words(l.on(GroupGone{Child::command})) == W{"untimer:term", "signal:ray:15", "timer:ray"});
+  CHECK(words(finish_ray(l)).back() == "exit:143");
+}
+
+TEST_CASE("head: Ray dying while a failed command's group is stopped ends the run, 69, with the cause",
+          "[lifecycle][survive]") {
+  // Issue 26 item 2: the rerun's barrier would poll a dead GCS for the whole join timeout.
+  Lifecycle l = head_running_command(restarting_head(2));
+  l.on(command_exit(1, 1min, 2));
+  REQUIRE(l.phase() == Phase::restarting);
+  ChildExited ray = exited(Child::ray, 1, "exited with 1");
+  ray.detail = "Some Ray subprocesses exited unexpectedly";
+  CHECK(words(l.on(ray)).empty());  // the failed command's group keeps the rest of its grace
+  CHECK(l.phase() == Phase::stopping);
+  CHECK(words(l.on(GroupGone{Child::command})) == W{"untimer:term", "leftovers?"});
+  CHECK(words(l.on(Leftovers{0})) == W{"stragglers?"});
+  const auto last = l.on(Stragglers{0, ""});
+  CHECK(words(last) == W{"exit:69"});
+  CHECK_THAT(exit_reason(last), Catch::StartsWith("Ray died while the failed command's group was stopped (ray start "
+                                                  "exited with 1): Some Ray subprocesses exited unexpectedly"));
+}
+
+TEST_CASE("a wait that could not start (no thread: a pids limit) fails as a wait; the run goes on", "[lifecycle][survive]") {
+  // Issue 26 item 7: the exception once turned a graceful stop into exit 70 and SIGKILL of all.
+  auto no_thread = [](Wait w) {
+    WaitFinished f = ended(w, WaitEnd::unreachable, "could not start a thread for it: Resource temporarily unavailable",
+                           71);
+    f.not_started = true;
+    return f;
+  };
+  {
+    Lifecycle l = worker_running();
+    const auto effects = l.on(no_thread(Wait::watch));
+    CHECK(words(effects).empty());
+    CHECK_THAT(logs(effects), Catch::Contains("Ray runs on unwatched"));
+    CHECK(l.phase() == Phase::running_ray);
+  }
+  {
+    Lifecycle l = worker_running();
+    l.on(SignalReceived{SIGTERM});
+    CHECK(words(l.on(no_thread(Wait::drain))) == W{"untimer:term", "signal:ray:15", "timer:ray"});
+    const auto last = finish_ray(l);
+    CHECK(words(last).back() == "exit:143");
+    CHECK(exit_reason(last) == "stopped by SIGTERM while Ray ran; not drained: could not start a thread for it: "
+                               "Resource temporarily unavailable");
+  }
+  {
+    Lifecycle l(head());
+    l.on(Start{});
+    l.on(ready(Wait::local_gcs));
+    CHECK(words(l.on(no_thread(Wait::join))) == W{"signal:ray:15", "timer:ray"});
+    CHECK(words(finish_ray(l)).back() == "exit:71");
+  }
+}
+
+TEST_CASE("head: the rerun starts once the failed command's SIGKILLed group is gone, or after a bound",
+          "[lifecycle][survive]") {
+  // Issue 26 item 8: the group may still hold GPU memory milliseconds after SIGKILL.
+  Lifecycle l = head_running_command(restarting_head(2));
+  l.on(command_exit(1, 1min, 1));
+  const auto killed = l.on(TimerFired{Timer::term_grace});
+  CHECK(words(killed) == W{"kill:command", "timer:killed"});
+  const auto* bound = std::get_if<StartTimer>(&killed.back());
+  REQUIRE(bound != nullptr);
+  CHECK(bound->after == 10s);
+  CHECK(l.phase() == Phase::restarting);
+  SECTION("the group goes") { CHECK(words(l.on(GroupGone{Child::command})) == W{"untimer:killed", "wait:join"}); }
+  SECTION("it does not (a process in D state): said, and the rerun goes on") {
+    const auto late = l.on(TimerFired{Timer::killed});
+    CHECK(words(late) == W{"wait:join"});
+    CHECK_THAT(logs(late), Catch::Contains("still there 10s after SIGKILL") &&
+                               Catch::Contains("running the command again without waiting for it"));
+    CHECK(words(l.on(GroupGone{Child::command})).empty());  // too late to matter
+  }
+}
+
+TEST_CASE("after SIGKILL every wait is bounded: a child that never exits (D state) does not hold the run",
+          "[lifecycle][signals]") {
+  // Issue 26 item 9.
+  SECTION("the command: Ray is stopped without it") {
+    Lifecycle l = head_running_command();
+    l.on(SignalReceived{SIGTERM});
+    CHECK(words(l.on(TimerFired{Timer::term_grace})) == W{"kill:command", "timer:killed"});
+    const auto late = l.on(TimerFired{Timer::killed});
+    CHECK(words(late) == W{"signal:ray:15", "timer:ray"});
+    CHECK_THAT(logs(late), Catch::Contains("the command did not exit within 10s of SIGKILL"));
+    const auto last = ray_gone(l);
+    CHECK(words(last).back() == "exit:143");
+    CHECK(exit_reason(last) == "stopped by SIGTERM while the command ran; the command did not exit within 10s of "
+                               "SIGKILL (uninterruptible sleep, D state?)");
+  }
+  SECTION("the command exits after all: nothing more to wait for") {
+    Lifecycle l = head_running_command();
+    l.on(SignalReceived{SIGTERM});
+    l.on(TimerFired{Timer::term_grace});
+    CHECK(words(l.on(exited(Child::command, 137, "killed by SIGKILL"))) ==
+          W{"untimer:killed", "untimer:term", "signal:ray:15", "timer:ray"});
+  }
+  SECTION("ray start: the run ends without it") {
+    Settings s = worker();
+    Lifecycle l(s);
+    l.on(Start{});
+    l.on(ready(Wait::head));
+    l.on(SignalReceived{SIGTERM});
+    CHECK(words(l.on(TimerFired{Timer::ray_stop_grace})) == W{"kill:ray", "timer:killed"});
+    const auto late = l.on(TimerFired{Timer::killed});
+    CHECK(words(late) == W{"stragglers?"});  // not `ray stop`: SIGKILL already went to Ray's whole group
+    const auto last = l.on(Stragglers{0, ""});
+    CHECK(words(last) == W{"exit:143"});
+    CHECK(exit_reason(last) == "stopped by SIGTERM while Ray ran; ray start did not exit within 10s of SIGKILL "
+                               "(uninterruptible sleep, D state?)");
+  }
+  SECTION("ray stop, the fallback") {
+    Lifecycle l = head_running_command();
+    l.on(exited(Child::command, 0, "exited with 0"));
+    l.on(exited(Child::ray, 1, "exited with 1"));
+    l.on(Leftovers{2});
+    CHECK(words(l.on(TimerFired{Timer::ray_stop_grace})) == W{"kill:ray_stop", "timer:killed"});
+    CHECK(words(l.on(TimerFired{Timer::killed})) == W{"stragglers?"});
+    CHECK(words(l.on(Stragglers{0, ""})) == W{"exit:0"});
+  }
+}
+
+TEST_CASE("ray start that could not be started for want of its output pipe exits 71, as documented",
+          "[lifecycle]") {
+  // Issue 26 item 12: 71 was documented for a failed output pipe, and 69 produced.
+  ChildExited no_pipe{Child::ray, 71, "could not be started", std::nullopt,
+                      "pipe for its output: Too many open files", 0};
+  {
+    Lifecycle l(head());
+    l.on(Start{});
+    CHECK(words(l.on(no_pipe)) == W{"cancel-wait", "leftovers?"});
+    l.on(Leftovers{0});
+    const auto last = l.on(Stragglers{0, ""});
+    CHECK(words(last) == W{"exit:71"});
+    CHECK(exit_reason(last) == "ray start could not be started while Ray was starting: pipe for its output: Too many "
+                               "open files");
+  }
+  {
+    Lifecycle l = worker_running();
+    CHECK(words(l.on(no_pipe)) == W{"cancel-wait", "leftovers?"});  // the head is not to blame: not looked at
+    l.on(Leftovers{0});
+    const auto last = l.on(Stragglers{0, ""});
+    CHECK(words(last) == W{"exit:71"});
+    CHECK(exit_reason(last) == "ray start could not be started: pipe for its output: Too many open files");
+  }
 }
