@@ -32,6 +32,18 @@ HeadCheck HeadWatch::check(std::chrono::milliseconds timeout, std::stop_token st
     return std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(
                                                       deadline - std::chrono::steady_clock::now()));
   };
+  if (m_cluster_id && m_own && node_filter_for(m_client.version()) == NodeFilter::node_selectors) {
+    // Settled, on a GCS that finds a row by id in a map: the row alone says all is well, one RPC a
+    // look instead of two (at 4,096 workers the second costs the GCS most of a core:
+    // benchmarks/results/gcs-scale.md). A new cluster has no row with this node's id, so only a
+    // row that is not ALIVE asks which it is: a replaced head, or this node dead.
+    HeadCheck row = own_row(left(), stop);
+    if (row.state != HeadState::node_dead) {
+      return row;
+    }
+    HeadCheck id = cluster_id(left(), std::move(stop));
+    return id.state == HeadState::ok ? row : id;
+  }
   HeadCheck id = cluster_id(left(), stop);
   if (id.state != HeadState::ok) {
     return id;

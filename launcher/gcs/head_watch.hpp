@@ -27,8 +27,10 @@ struct HeadCheck {
 
 // One look at the head per check(), on one channel kept open: the cluster id (GetClusterId,
 // Ray 2.6+: a few dozen bytes), then this node's own row (found once by name; then by its id, a
-// map lookup on a Ray >= 2.49 GCS: one row, whatever the cluster's size). Two RPCs a look; when
-// the head is unreachable the channel is dropped and the next look relearns the version. Before
+// map lookup on a Ray >= 2.49 GCS: one row, whatever the cluster's size). Once both are known on
+// such a GCS a look is the row alone, and the cluster id is asked again only when the row is not
+// ALIVE (a new cluster has no row of this node's id): one RPC a look. When the head is
+// unreachable the channel is dropped and the next look relearns the version. Before
 // Ray 2.49 a lookup by id tests every row of the GCS's table (2.36-2.48) or returns all of them
 // (<= 2.35): N watchers would cost the GCS O(N²) a look, so there the cluster id alone is watched,
 // and on Ray < 2.6, which has no cluster id either, nothing is.

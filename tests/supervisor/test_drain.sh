@@ -31,11 +31,16 @@ case_up() {
 }
 # ctl ARGS...: a command to the current case's fake GCS (fault delay MS, kill NAME, …).
 ctl() { "$FAKE_GCS" ctl --control "unix:$CONTROL" "$@" >/dev/null; }
-# slow_gcs: every call of the fake GCS takes 1.5 s from now; returns once the worker's watch has
-# seen it (its own-row look, after the cluster id, no longer completes within a look).
+# slow_gcs: every call of the fake GCS takes 1.5 s from now; returns once a look of the worker's
+# watch is in flight on it (its own-row call arrived after the delay was set: the fake counts a
+# call when it arrives, then sleeps).
 slow_gcs() {
   ctl fault delay 1500
-  wait_text worker-idle.err "did not answer GetAllNodeInfo: DEADLINE_EXCEEDED"
+  ctl reset-stats
+  poll 30 row_call_arrived
+}
+row_call_arrived() {
+  (($("$FAKE_GCS" ctl --control "unix:$CONTROL" stats | sed -n 's/^calls\.GetAllNodeInfo=//p' | grep . || echo 0) >= 1))
 }
 case_down() {
   kill -TERM "${POD[head-$1]}"
@@ -144,8 +149,7 @@ ctl fault delay 0
 case_down idle
 
 # 7. The GCS gave up on this node (DEAD: a partition, a frozen raylet) after the watch last saw it
-#    ALIVE, and SIGTERM comes before the watch looks again (every call takes 1.5 s: its own-row
-#    look never completes). A drain of a DEAD node is accepted and its row is DEAD at the first
+#    ALIVE, and SIGTERM comes while the watch's look is in flight (every call takes 1.5 s). A drain of a DEAD node is accepted and its row is DEAD at the first
 #    look: that is not a node that drained idle (issue 26 item 12).
 case_up idle 30s
 slow_gcs
