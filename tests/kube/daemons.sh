@@ -10,7 +10,9 @@ pid_of() {
   [[ -s "$f" ]] || return 1
   pid=$(<"$f")
   # The PID must still be this daemon's, not a later process's that got the number.
-  [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' </proc/"$pid"/cmdline | grep -q -- "$2" || return 1
+  local cmdline
+  cmdline=$(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null) || return 1
+  [[ $cmdline == *"$2"* ]] || return 1
   echo "$pid"
 }
 

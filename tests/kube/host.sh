@@ -34,8 +34,17 @@ host_network_up() {
   if ! ip link show "$bridge" >/dev/null 2>&1; then
     ip link add "$bridge" type bridge
   fi
-  ip addr show dev "$bridge" | grep -q "inet $pod_gateway/" || ip addr add "$pod_gateway/24" dev "$bridge"
+  local addrs
+  addrs=$(ip -4 -o addr show dev "$bridge")  # not piped into grep -q: pipefail and SIGPIPE
+  [[ $addrs == *"inet $pod_gateway/"* ]] || ip addr add "$pod_gateway/24" dev "$bridge"
   ip link set "$bridge" up
+  # /run/netns a shared bind mount of itself, as `ip netns add` makes it the first time: else an
+  # `ip netns add` after the pods' network namespaces were mounted there (containerd mounts them
+  # without it) binds over them, and `down` can neither unmount nor remove them.
+  if ! mountpoint -q /run/netns; then
+    mkdir -p /run/netns
+    mount --bind /run/netns /run/netns && mount --make-shared /run/netns
+  fi
   sysctl -qw net.ipv4.ip_forward=1
   # Service traffic between two pods on this bridge must pass iptables (kube-proxy's DNAT).
   [[ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]] && sysctl -qw net.bridge.bridge-nf-call-iptables=1
@@ -72,9 +81,10 @@ remove_netns() {
   local ns
   for ns in /run/netns/cni-*; do
     [[ -e "$ns" ]] || continue
-    umount "$ns" 2>/dev/null || umount -l "$ns" 2>/dev/null
-    rm -f "$ns"
+    while mountpoint -q "$ns"; do umount "$ns" 2>/dev/null || umount -l "$ns" 2>/dev/null || break; done
+    rm -f "$ns" 2>/dev/null || warn "could not remove $ns (still mounted elsewhere?)"
   done
+  return 0
 }
 
 remove_bridge() {
