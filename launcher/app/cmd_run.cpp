@@ -46,6 +46,22 @@ void refuse_failed_checks(const Plan& plan) {
   }
 }
 
+// The termination message of a refusal (what `kubectl describe pod` shows): its first line, and
+// the others by what failed, so that fixing the first does not meet the second at the next start.
+// "node check shm failed: ...; also: node check gpus failed (each in the log)"
+std::string termination_line(const std::vector<std::string>& lines) {
+  if (lines.empty()) {
+    return {};
+  }
+  std::string line = lines.front();
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const std::string_view other = lines[i];
+    line += (i == 1 ? "; also: " : ", ");
+    line += other.substr(0, other.find(':'));
+  }
+  return lines.size() > 1 ? line + " (each in the log)" : line;
+}
+
 // `ray`, the command and `ray stop`, found on the PATH the children will have (a venv's bin
 // first), before anything starts: a missing `ray` fails at second 0, not after the barrier.
 struct Programs {
@@ -223,7 +239,7 @@ int cmd_run(const Invocation& inv) {
     return supervise(plan, config, programs, credentials, std::move(redis_tls), std::move(versions));
   } catch (const Fatal& e) {
     // Nothing was started: the kubelet still gets the reason as the termination message.
-    supervisor::write_termination_message(config.termination_log, e.lines().empty() ? "" : e.lines().front());
+    supervisor::write_termination_message(config.termination_log, termination_line(e.lines()));
     throw;
   }
 }

@@ -41,6 +41,17 @@ expect_in e.err "raylaunch: error: node check shm failed:"
 expect_in termination-log "node check shm failed"
 no_ray_started "strict check"
 
+# Two strict checks failing: the log has each; the termination message the first, and names the
+# second, so that fixing one does not meet the other at the next start.
+pod e2 $(loopback_env) RAYLAUNCH_CHECKS=strict RAYLAUNCH_SHM_MIN=64Ti RAYLAUNCH_GPUS=8 -- run -- true
+finish e2
+expect_rc 78 "two strict checks"
+expect_in e2.err "raylaunch: error: node check shm failed:"
+expect_in e2.err "raylaunch: error: node check gpus failed: 0 GPUs found, 8 expected"
+expect_in termination-log "node check shm failed: "
+expect_in termination-log "; also: node check gpus failed (each in the log)"
+no_ray_started "two strict checks"
+
 pod f $(loopback_env) RAYLAUNCH_TERM_GRACE=forever -- run -- true
 finish f
 expect_rc 64 "bad setting"
