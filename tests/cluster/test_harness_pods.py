@@ -55,9 +55,11 @@ def test_statefulset_pods_run_the_overlays_command_with_raylaunch_on_path():
         eq(pids[0], 1, "the PID namespace starts at the container")
         p2 = c.pod("training-2")
         eq(c.processes("training-2")[0], (p2.host_pid, 1, "raylaunch"), "PID 1 seen from the host")
-        c.exec("training-2", ["sh", "-c", "echo in-pod > /tmp/x"])
-        eq(open(c.path_in("training-2", "/tmp/x")).read(), "in-pod\n", "the pod's private /tmp")
-        assert not os.path.exists("/tmp/x") or open("/tmp/x").read() != "in-pod\n"
+        # A name of this run's own: the host's /tmp may hold anything (CI's had a directory /tmp/x).
+        private = f"/tmp/raylaunch-private-{os.getpid()}"
+        c.exec("training-2", ["sh", "-c", f"echo in-pod > {private}"])
+        eq(open(c.path_in("training-2", private)).read(), "in-pod\n", "the pod's private /tmp")
+        assert not os.path.exists(private), f"{private} written in the pod appeared on the host"
 
 
 def test_indexed_job_pods_get_index_hostname_and_random_suffix():
