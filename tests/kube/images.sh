@@ -3,7 +3,7 @@
 # it, the test training image as docs/deploy.md tells users to build theirs, the pause image),
 # then imported into the cluster's containerd. buildah keeps its layers under the cache, so a
 # second build of unchanged inputs is a cache hit.
-# Needs: kube_cache, state, repo, ray_version.
+# Needs: kube_cache, state, repo, ray_version, other_ray_version.
 
 images=$kube_cache/images
 pause_image=localhost/pause:3.10
@@ -79,7 +79,7 @@ build_training_image() {
   [[ -n "$ca" && -r "$ca" ]] &&
     trust=(--volume "$ca:/run/host-ca-certificates.crt:ro" --build-arg PIP_CERT=/run/host-ca-certificates.crt)
   build_image "$training_image" "$repo/tests/kube/images/training.Dockerfile" "$repo" \
-    --build-arg "RAY_VERSION=$ray_version" "${trust[@]}"
+    --build-arg "RAY_VERSION=$ray_version" --build-arg "OTHER_RAY_VERSION=$other_ray_version" "${trust[@]}"
 }
 
 # import TAG: TAG into the cluster's containerd (its CRI namespace, k8s.io), replacing an older

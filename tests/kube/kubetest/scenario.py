@@ -16,8 +16,10 @@ from .cluster import KubeRun
 from .testing import tracked
 
 PROGRAM = "/opt/raylaunch-test/ray_program.py"   # in the test image
+SURVIVE = "/opt/raylaunch-test/survive_program.py"  # tests/cluster/survive_program.py
 NODES = "/opt/raylaunch-test/ray_nodes.py"
 PYTHON = "/opt/venv/ray/bin/python"
+OTHER_VENV = "/opt/venv/ray-other"  # another pinned release (tests/ray-releases.txt), in the same image
 TIME_SCALE = 0.2
 UNSCALED = {"RAYLAUNCH_RAY_STOP_GRACE": "20s", "RAYLAUNCH_TERM_GRACE": "20s", "RAYLAUNCH_JOIN_TIMEOUT": "300s"}
 POD_GRACE = 60
@@ -32,11 +34,24 @@ def program(*args):
     return ["python", PROGRAM, *args]
 
 
+def survive(*args):
+    """The launch command of the survival scenarios: tests/cluster/survive_program.py."""
+    return ["python", SURVIVE, *args]
+
+
+# The head's GCS declares a silent raylet DEAD after 3 failed checks 1 s apart (Ray's defaults,
+# ray/common/ray_config_def.h: 5 x 3 s after 5 s, each allowed 10 s), so a frozen or killed
+# raylet is DEAD within seconds.
+FAST_HEALTH = {"RAY_health_check_initial_delay_ms": "1000", "RAY_health_check_period_ms": "1000",
+               "RAY_health_check_timeout_ms": "1000", "RAY_health_check_failure_threshold": "3"}
+
+
 def raylaunch_run(overlay="local", replicas=3, launch=None, env=None, time_scale=TIME_SCALE,
                   grace=POD_GRACE, gated=False, mutate=None, components=(), **kw):
     pod_env = dict(UNSCALED)
     pod_env.update(RAY_ENV)
     pod_env.update(env or {})
+    pod_env = {name: value for name, value in pod_env.items() if value is not None}  # None: not set
     ov = workload.overrides(launch=launch if launch is not None else program(), env=pod_env,
                             time_scale=time_scale, grace=grace)
     return tracked(KubeRun.from_overlay(overlay, replicas=replicas, overrides=ov, gated=gated,
@@ -79,12 +94,35 @@ def nodes(k, name="training-0"):
             if len(words) == 5 and words[0] in ("ALIVE", "DEAD")]
 
 
-def assert_clean_end(run, name, code, message):
+def assert_clean_end(run, name, code, message, ray_outlived=False):
     """One container start ended by itself with `code` and a termination message starting with
     `message`; nothing forced (no SIGKILL of Ray's group by raylaunch, no kill by the kubelet
-    at the end of the grace: that would be 137)."""
+    at the end of the grace: that would be 137). `ray_outlived`: Ray processes outliving `ray
+    start` are expected (the agents of a raylet that was SIGKILLed), so raylaunch's `ray stop`
+    fallback may run; otherwise that fallback counts as forced too."""
     assert run.exit_code == code, f"{name}: exit {run.exit_code}, expected {code}\n{run.text()[-2000:]}"
     assert (run.message or "").startswith(message), \
         f"{name}: termination message {run.message!r}, expected {message!r}..."
     own = "\n".join(line for line in run.text().splitlines() if "] ray: " not in line)
-    assert ": SIGKILL to its group" not in own, f"{name}: a forced shutdown:\n{run.text()[-2000:]}"
+    forced = [t for t in (": SIGKILL to its group",) + (() if ray_outlived else ("outlived ray start",)) if t in own]
+    assert not forced, f"{name}: a forced shutdown ({forced}):\n{run.text()[-2000:]}"
+
+
+def alive_names(k, name="training-0"):
+    """The names of the ALIVE rows in the head's GCS, sorted (a name twice: two ALIVE rows)."""
+    return sorted(r[1] for r in nodes(k, name) if r[0] == "ALIVE")
+
+
+def first_exit(k, name, timeout=90):
+    """The first container start of the oldest pod named `name` (a deleted one, when its
+    successor exists) has ended; returns that Run."""
+    def done():
+        runs = k.pods_named(name)[0].runs
+        return runs and runs[0].ended and runs[0]
+    return k.wait_for(done, timeout, f"{name}'s first container start to exit")
+
+
+def killed_by_probe(k, name):
+    """The kubelet's events that killed `name`'s container for a failed probe."""
+    return [e for e in k.events() if e["involvedObject"].get("name") == name and e.get("reason") == "Killing"
+            and "probe" in (e.get("message") or "")]

@@ -15,16 +15,12 @@ import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from kubetest.scenario import (assert_clean_end, launched, nodes, program, raylaunch_run,  # noqa: E402
+from kubetest.scenario import (alive_names, assert_clean_end, launched, nodes, program, raylaunch_run,  # noqa: E402
                                wait_exit, wait_log)
 from kubetest.testing import eq, main  # noqa: E402
 
 NAMES = ["training-0", "training-1", "training-2"]
 MESSAGE = "raylaunch: pod training-1 received SIGTERM"
-
-
-def alive_names(k):
-    return sorted(r[1] for r in nodes(k) if r[0] == "ALIVE")
 
 
 def test_a_deleted_worker_is_drained_recreated_and_counted_once():
