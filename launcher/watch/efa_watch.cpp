@@ -67,14 +67,18 @@ EfaVerdict EfaWatch::add(const std::vector<EfaCounters>& sample, std::chrono::mi
 
   const std::string devices = util::plural(static_cast<long>(sample.size()), "EFA device") + " (" +
                               device_list(sample) + ")";
+  const auto verdict = [&](EfaState state) {
+    m_state = state;
+    v.state = state;
+    return v;
+  };
   if (!any_readable) {
-    m_state = EfaState::unreadable;
     if (!m_unreadable_said) {
       m_unreadable_said = true;
       v.warn = "the EFA watch cannot read the port counters of any of the pod's " + devices +
                " (/sys/class/infiniband/<dev>/ports/1/hw_counters): it cannot tell EFA from a TCP fallback";
     }
-    return v;
+    return verdict(EfaState::unreadable);
   }
   m_unreadable_said = false;
   if (moved) {
@@ -84,15 +88,12 @@ EfaVerdict EfaWatch::add(const std::vector<EfaCounters>& sample, std::chrono::mi
     }
     m_last_moved = at;
     m_flat_said = false;
-    m_state = EfaState::moving;
-    return v;
+    return verdict(EfaState::moving);
   }
   const std::chrono::milliseconds quiet = at - m_last_moved.value_or(std::chrono::milliseconds(0));
   if (quiet < m_idle_after) {
-    m_state = m_last_moved ? EfaState::moving : EfaState::waiting;
-    return v;
+    return verdict(m_last_moved ? EfaState::moving : EfaState::waiting);
   }
-  m_state = EfaState::flat;
   if (!m_flat_said) {
     m_flat_said = true;
     if (!m_last_moved) {
@@ -107,7 +108,7 @@ EfaVerdict EfaWatch::add(const std::vector<EfaCounters>& sample, std::chrono::mi
                " (there was before): the collectives are idle or stuck, or NCCL moved to sockets";
     }
   }
-  return v;
+  return verdict(EfaState::flat);
 }
 
 }  // namespace launcher::watch

@@ -219,10 +219,10 @@ R parse_text(const std::string& body) {
     } else if (std::regex_match(line, m, k_rank_line())) {
       RasRank r;
       r.rank = std::stoi(m[1]);
-      if (m[6].matched) {
-        r.gpu = std::atoi(m[6].str().c_str());
-        r.pid = std::stoi(m[7]);
-        r.host = m[8];
+      if (m[5].matched) {
+        r.gpu = std::atoi(m[5].str().c_str());
+        r.pid = std::stoi(m[6]);
+        r.host = m[7];
       }
       const std::string how = m[2];
       if (block_type == "INCOMPLETE") {
@@ -230,7 +230,13 @@ R parse_text(const std::string& body) {
       } else if (!kind.empty() && (how.starts_with(" has launched") || how.starts_with(" has not launched") ||
                                    (how.empty() && ops))) {
         r.op = kind;
-        r.ops = m[3].matched ? to_u64(m[3]) : how.starts_with(" has not") ? 0 : ops.value_or(0);
+        std::uint64_t n = 0;  // "has not launched any operations": 0
+        if (m[3].matched) {
+          n = to_u64(m[3]);
+        } else if (how.empty() && ops.has_value()) {
+          n = *ops;  // listed under "N ranks have launched up to operation X"
+        }
+        r.ops = n;
         block->ranks.push_back(std::move(r));
       }
     }

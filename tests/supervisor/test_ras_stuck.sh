@@ -7,12 +7,15 @@
 source "$(dirname "$0")/../support/run_lib.sh"
 RAS_FAKE=$HERE/../fakes/nccl_ras/fake_ras.py
 
-# job FILE BEHIND: a communicator of 4 ranks on two nodes (rank 3 on this pod, 127.0.0.1), rank
-# BEHIND one AllReduce behind the others (-1: none).
+# This pod's node IP as the fake ray registers it in the fake GCS (Ray's node_ip_from_perspective).
+NODE_IP=$(PYTHONPATH=$HERE/../fakes/ray/lib $PY -c 'from fakeray.node import node_ip_from_perspective as ip; print(ip())')
+
+# job FILE BEHIND: a communicator of 4 ranks on two nodes (ranks 2 and 3 on this pod's node),
+# rank BEHIND one AllReduce behind the others (-1: none).
 job() {
-  $PY - "$1" "$2" <<'PY'
+  $PY - "$1" "$2" "$NODE_IP" <<'PY'
 import json, sys
-ranks = [{"rank": r, "host": "10.0.0.1" if r < 2 else "127.0.0.1", "pid": 1000 + r, "gpu": r,
+ranks = [{"rank": r, "host": "10.0.0.1" if r < 2 else sys.argv[3], "pid": 1000 + r, "gpu": r,
           "counts": {"AllReduce": 99 if r == int(sys.argv[2]) else 100}} for r in range(4)]
 json.dump({"comms": [{"hash": "7f3a2b1c9d8e0f11", "size": 4, "ranks": ranks}]}, open(sys.argv[1], "w"))
 PY
@@ -58,7 +61,7 @@ done
 finish h 30
 expect_rc 0 "the rerun succeeded"
 expect_in trainer "SIGTERM in run 0"
-expect_in h.err "NCCL communicator 7f3a2b1c9d8e0f11 (4 ranks) made no progress across 3 RAS polls, waiting for the lagging rank 3 (GPU 3, process 1003 on node 127.0.0.1) at operation 100 = pod h; pods: h"
+expect_in h.err "NCCL communicator 7f3a2b1c9d8e0f11 (4 ranks) made no progress across 3 RAS polls, waiting for the lagging rank 3 (GPU 3, process 1003 on node $NODE_IP) at operation 99 = pod h; pods: h"
 expect_in h.err "stopping the command (SIGTERM, SIGKILL after the term grace, 3s); its run ends with 76, and it runs again in place"
 expect_in h.err "running it again in place (restart 1, at most 1 within 1h)"
 expect_in termination-log "the command ran again in place 1 time"
@@ -72,7 +75,7 @@ rm -f "$WORK/trainer"
 pod h2 $(loopback_env) $(watch_env ras2) -- run -- bash "$WORK/train.sh" "$WORK"
 finish h2 30
 expect_rc 76 "stopped for a stuck collective"
-expect_in termination-log "command was stopped (NCCL communicator 7f3a2b1c9d8e0f11 (4 ranks) made no progress across 3 RAS polls, waiting for the lagging rank 3 (GPU 3, process 1003 on node 127.0.0.1) at AllReduce 99"
+expect_in termination-log "command was stopped (NCCL communicator 7f3a2b1c9d8e0f11 (4 ranks) made no progress across 3 RAS polls, waiting for the lagging rank 3 (GPU 3, process 1003 on node $NODE_IP) at AllReduce 99"
 expect_in h2.err "(RAYLAUNCH_RESTARTS=0: not run again)"
 expect_clean
 

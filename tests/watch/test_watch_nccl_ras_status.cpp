@@ -102,7 +102,7 @@ TEST_CASE("RAS text dump (NCCL 2.24-2.28): communicators, the lagging and missin
 
 TEST_CASE("RAS text dump: agreeing communicators have no block; the progress key follows the blocks", "[watch]") {
   std::string healthy = k_text;
-  healthy = healthy.substr(0, healthy.find("Errors\n")) + "Errors\n======\n\nWarnings\n========\n\n";
+  healthy = healthy.substr(0, healthy.find("\nErrors\n")) + "\nErrors\n======\n\nWarnings\n========\n\n";
   const auto s = parse_ras_status({2, RasFormat::text, healthy});
   REQUIRE(s.ok());
   CHECK(s->comms.empty());
