@@ -154,6 +154,7 @@ R parse_text(const std::string& body) {
   s.nccl_version = version.substr(0, version.find_first_of(" +"));
 
   std::map<std::string, RasComm> comms;  // by hash
+  std::map<int, int> group_size;          // summary row: group number → ranks per communicator
   RasComm* block = nullptr;               // the communicator block being read
   enum class Top { none, summary, dead, missing } top = Top::none;
   std::optional<std::uint64_t> ops;  // the count a "N ranks have launched up to …" line set
@@ -173,6 +174,7 @@ R parse_text(const std::string& body) {
     }
     if (in_summary && std::regex_match(line, m, k_summary_row())) {
       s.communicators += std::stoi(m[2]);
+      group_size[std::stoi(m[1])] = std::stoi(m[5]);
       continue;
     }
     if (line.starts_with("Errors") || line.starts_with("Warnings")) {
@@ -183,6 +185,7 @@ R parse_text(const std::string& body) {
       in_summary = false;
       RasComm& c = comms[normal_hash(m[3].str())];
       c.hash = normal_hash(m[3].str());
+      c.size = group_size.count(std::stoi(m[1])) > 0 ? group_size[std::stoi(m[1])] : 0;
       c.error = c.error || m[4] == "ERROR";
       c.progress += line + "\n";
       block = &c;

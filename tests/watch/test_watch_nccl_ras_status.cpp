@@ -91,6 +91,7 @@ TEST_CASE("RAS text dump (NCCL 2.24-2.28): communicators, the lagging and missin
   REQUIRE(s->comms.size() == 1);  // only the one with errors or warnings is detailed
   const RasComm& c = s->comms[0];
   CHECK(c.hash == "7f3a2b1c9d8e");
+  CHECK(c.size == 16);  // its group's row in the summary table
   CHECK(c.counts_differ);
   CHECK(c.missing_count == 1);
   CHECK(c.waiting());
