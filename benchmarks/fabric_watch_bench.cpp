@@ -36,8 +36,11 @@ Stats measure(int runs, const std::function<void()>& once) {
     once();
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }
+  if (ms.empty()) {
+    return {0, 0, 0};
+  }
   std::sort(ms.begin(), ms.end());
-  return {ms[ms.size() / 2], ms[ms.size() * 9 / 10], ms.front()};
+  return {ms[ms.size() / 2], ms[ms.size() * 9 / 10], ms[0]};
 }
 
 void row(const char* what, const Stats& s, int runs) {
@@ -88,7 +91,7 @@ int main(int argc, char** argv) {
       }
     });
     row((std::string("RAS poll, 512 ranks, ") + what + ": connect, handshake, dump (" +
-         std::to_string(last.body.size() / 1024) + " KiB), parse, judge").c_str(),
+         std::to_string(last.body.size()) + " bytes), parse, judge").c_str(),
         poll, runs / 4);
     row((std::string("RAS parse alone, 512 ranks, ") + what).c_str(), parse, runs);
   }
