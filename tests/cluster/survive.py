@@ -1,7 +1,7 @@
-"""What the survival scenarios of issue 19 share (scenarios/test_worker_drained_on_sigterm.py,
-test_head_watch.py, test_command_restarts_in_place.py, test_quorum_barrier.py,
-test_version_mismatch.py) and benchmarks/survive_bench.py: their program and the Ray health-check
-timing that makes a silent raylet DEAD within seconds.
+"""What benchmarks/survive_bench.py shares with the survival scenarios (now on the real cluster:
+tests/kube/scenarios/test_busy_worker_drained.py, test_head_watch.py, test_command_restarts.py,
+test_join_barrier.py, test_version_mismatch.py): their program and the Ray health-check timing
+that makes a silent raylet DEAD within seconds.
 
 Imported after `sys.path.insert(0, tests/cluster)`. Skips (125) while the real-Ray cluster harness
 (harness/realray.py, branch realray) is not there yet."""

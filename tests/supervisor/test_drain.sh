@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A worker's drain on SIGTERM against the FAKE GCS (issue 19 item 1; tests/cluster's
-# test_worker_drained_on_sigterm.py does it on the real Ray). What the real Ray cannot be made to
+# tests/kube/scenarios/test_busy_worker_drained.py does it on the real Ray and Kubernetes). What the real Ray cannot be made to
 # show: a GCS without DrainNode (Ray < 2.9) is said once and Ray stopped at once; a GCS that stalls
 # costs the drain its bounded RPC (2 s), not the grace; a rejected drain. And what it sends: this
 # node's own id (the row's, 28 bytes), reason PREEMPTION, the deadline at the end of the term grace.

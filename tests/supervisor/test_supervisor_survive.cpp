@@ -1,7 +1,7 @@
 // What a run does to survive what ends runs (issue 19), in the Lifecycle alone: a worker's watch
 // on its head and the drain of its node on SIGTERM; the head's in-place restarts within a
 // budget; the command's RAYLAUNCH_NODES_PRESENT and RAYLAUNCH_RESTART_COUNT. The real-Ray
-// counterparts: tests/cluster/scenarios/test_worker_drained_on_sigterm.py and its siblings.
+// counterparts: tests/kube/scenarios/test_busy_worker_drained.py and its siblings.
 #include <catch2/catch.hpp>
 #include <csignal>
 

@@ -11,7 +11,7 @@ the answers a user gets with curl from the node, in every phase of a run:
 - Ray dies under the command (the head's raylet SIGKILLed from the node): the head's liveness
   fails, saying why, while it stops the command, then it exits 69 saying Ray died.
 
-What stays in the emulated harness (tests/cluster/scenarios/test_probes_in_every_phase.py): a
+What stays in the emulated harness (tests/cluster/scenarios/test_readiness_follows_registration.py): a
 readiness probe every 20 ms, to land one surely between `ray start` and the raylet's
 registration; the real kubelet's period is whole seconds.
 """
