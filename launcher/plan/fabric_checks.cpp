@@ -293,6 +293,9 @@ std::vector<Check> fabric_checks(const NodeFacts& node, const FabricFacts& image
     if (image.found_plugin() != nullptr) {
       out.push_back(check_plugin_version(image, env));
     }
+    if (auto c = check_nccl_ray_gpu_isolation(node, image, env)) {
+      out.push_back(std::move(*c));
+    }
   }
   out.push_back(check_gdr(node, image, env));
   return out;
