@@ -57,7 +57,8 @@ std::optional<Check> check_nccl_ray_gpu_isolation(const NodeFacts& node, const F
              "NCCL puts NVLS all-gather results in the wrong rank order (NCCL#1906) and makes the first "
              "collective take seconds with cuMem (NCCL#1749); large all-reduces hang (ray#61073)";
   c.fix = "set RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1 and have each worker call "
-          "torch.cuda.set_device(local_rank) (NeMo-RL#2252), or at least NCCL_NVLS_ENABLE=0 (NCCL#1906)";
+          "torch.cuda.set_device(local_rank) (NeMo-RL#2252), or at least NCCL_NVLS_ENABLE=0 (NCCL#1906); "
+          "nothing to do where the framework sets it for its workers (RLinf does)";
   return c;
 }
 
