@@ -58,10 +58,10 @@ LibraryLoad to_load(const fabric::ImageRoot& root, const fabric::LoadReport& r, 
     out.objects.emplace_back(o.name, o.path);
   }
   for (const fabric::MissingLibrary& m : r.missing) {
-    out.problems.push_back({LibraryProblem::Kind::missing, m.name, m.needed_by, "not found in " + describe(m.searched)});
+    out.problems.push_back({LibraryProblem::Kind::missing, m.name, m.needed_by, "not found in " + describe(m.searched), ""});
   }
   for (const fabric::UnusableLibrary& u : r.unusable) {
-    out.problems.push_back({LibraryProblem::Kind::unusable, u.name, u.needed_by, u.path + ": " + u.why});
+    out.problems.push_back({LibraryProblem::Kind::unusable, u.name, u.needed_by, u.path + ": " + u.why, ""});
   }
   // Symbol versions: every file is there, yet ld.so refuses an object whose provider lacks a
   // version it needs (a plugin built on a newer libfabric, a library built on a newer glibc).
