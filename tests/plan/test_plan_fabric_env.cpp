@@ -145,9 +145,11 @@ TEST_CASE("EKS Pod Identity's pod-id-link0: out of NCCL's interfaces always, Glo
   node.default_route_interface = "eth0";
   const FabricEnv mine = fabric_env(worker(), node, {{"GLOO_SOCKET_IFNAME", "eth1"}, {"NCCL_SOCKET_IFNAME", "=eth1"}},
                                     ChecksPolicy::strict);
-  CHECK(find(mine, "GLOO_SOCKET_IFNAME")->value == "eth1");
-  CHECK(find(mine, "GLOO_SOCKET_IFNAME")->origin == Origin::user);
-  CHECK(find(mine, "GLOO_SOCKET_IFNAME")->reason.starts_with("set by the user, kept (raylaunch would set eth0: "));
+  const EnvVar* kept = find(mine, "GLOO_SOCKET_IFNAME");
+  REQUIRE(kept != nullptr);
+  CHECK(kept->value == "eth1");
+  CHECK(kept->origin == Origin::user);
+  CHECK(kept->reason.starts_with("set by the user, kept (raylaunch would set eth0: "));
   CHECK(find(mine, "NCCL_SOCKET_IFNAME")->value == "=eth1");
   CHECK(mine.warnings.empty());  // an inclusion list cannot pick pod-id-link0
 }
