@@ -17,7 +17,7 @@ namespace {
 // FABRIC_1.0. All built by the system's gcc with -nostdlib: only the needs a test names.
 struct VersionedLibs {
   explicit VersionedLibs(const ImageTree& t) : tree(t) {
-    tree.sh(R"(mkdir -p src opt/new opt/old opt/app
+    tree.sh(R"SH(mkdir -p src opt/new opt/old opt/app
 cat > src/prov.c <<'C'
 int f10(void) { return 10; }
 int f15(void) { return 15; }
@@ -32,7 +32,7 @@ gcc -shared -fPIC -nostdlib -DNEW -o opt/new/libprov.so.1 src/prov.c -Wl,-soname
 gcc -shared -fPIC -nostdlib -o opt/old/libprov.so.1 src/prov.c -Wl,-soname,libprov.so.1 -Wl,--version-script=src/old.map
 printf 'int f10(void); int f17(void);\nint use(void) { return f10() + f17(); }\n' > src/user.c
 gcc -shared -fPIC -nostdlib -o opt/app/libuser.so src/user.c -Wl,-soname,libuser.so -Lopt/new -l:libprov.so.1
-)");
+)SH");
   }
   LoadReport load(const ImageRoot& root, const std::string& provider_dir) const {
     const DynamicLinker linker(root, LinkerEnv{{provider_dir}, nullptr, "none", host_machine()});
@@ -108,14 +108,14 @@ TEST_CASE("GLIBC_ versions: a library built on this system needs what its libc d
   const ImageTree tree("image");
   // A real libc need (the system's gcc and glibc), against the system's real libc.so.6 copied
   // into the tree, then against a libc.so.6 stand-in that defines only GLIBC_2.2.5.
-  tree.sh(R"(mkdir -p src opt/app opt/libc opt/oldc
+  tree.sh(R"SH(mkdir -p src opt/app opt/libc opt/oldc
 printf '#include <string.h>\nunsigned long n(const char *s) { return strlen(s); }\n' > src/c.c
 gcc -shared -fPIC -o opt/app/libc-user.so src/c.c -Wl,-soname,libc-user.so
 cp "$(gcc -print-file-name=libc.so.6)" opt/libc/libc.so.6
 printf 'unsigned long strlen(const char *s) { return 0; }\n' > src/oldc.c
 printf 'GLIBC_2.2.5 { global: strlen; local: *; };\n' > src/oldc.map
 gcc -shared -fPIC -nostdlib -o opt/oldc/libc.so.6 src/oldc.c -Wl,-soname,libc.so.6 -Wl,--version-script=src/oldc.map
-)");
+)SH");
   const ImageRoot root(tree.path());
   const ElfVersions user = versions_of(root, "/opt/app/libc-user.so");
   REQUIRE_FALSE(user.needs.empty());

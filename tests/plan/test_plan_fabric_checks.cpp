@@ -155,7 +155,7 @@ TEST_CASE("every file is there but a symbol version is not: the plugin fails wit
   // A plugin linked against a libfabric defining FABRIC_1.7 (built aside), in an image whose
   // libfabric defines up to FABRIC_1.5: what an aws-ofi-nccl newer than the image's EFA
   // installer does.
-  tree.sh(R"(mkdir -p "$T/tmp/new"
+  tree.sh(R"SH(mkdir -p "$T/tmp/new"
 printf 'int fi_a(void) { return 0; }\nint fi_b(void) { return 1; }\n' > "$T/tmp/fabric.c"
 printf 'FABRIC_1.0 { global: fi_a; local: *; };\nFABRIC_1.5 { global: fi_b; } FABRIC_1.0;\n' > "$T/tmp/old.map"
 printf 'FABRIC_1.0 { global: fi_a; local: *; };\nFABRIC_1.7 { global: fi_b; } FABRIC_1.0;\n' > "$T/tmp/new.map"
@@ -164,7 +164,7 @@ gcc -shared -fPIC -nostdlib -o "$T/opt/amazon/efa/lib/libfabric.so.1.26.0" "$T/t
 printf 'int fi_b(void);\nint plugin_init(void) { return fi_b(); }\n' > "$T/tmp/plugin.c"
 gcc -shared -fPIC -nostdlib -o "$T/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so" "$T/tmp/plugin.c" \
   -Wl,-soname,libnccl-net-ofi.so -L"$T/tmp/new" -l:libfabric.so.1 -Wl,--enable-new-dtags,-rpath,/opt/amazon/efa/lib
-)");
+)SH");
   const Plan plan = plan_of(tree);
   const Check c = check(plan, "nccl-net-plugin");
   CHECK(c.status == CheckStatus::fail);
