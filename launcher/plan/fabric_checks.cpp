@@ -80,9 +80,12 @@ std::string version_fix(const LibraryProblem& p) {
     return "use a base image whose glibc defines " + p.version + " (glibc " + p.version.substr(6) +
            " or later), or rebuild " + std::string(fabric::base_name(p.needed_by)) + " on the image's glibc";
   }
-  return "install a " + p.library + " that defines " + p.version + " (the EFA installer's current one for "
-         "libfabric) ahead of " + p.detail.substr(0, p.detail.find(' ')) + " on LD_LIBRARY_PATH, or use a " +
-         std::string(fabric::base_name(p.needed_by)) + " built against the image's " + p.library;
+  // p.detail begins with the provider's path (fabric_facts.cpp to_load).
+  const std::string where = p.detail.substr(0, p.detail.find(' '));
+  return "install a " + p.library + " that defines " + p.version +
+         (p.library.starts_with("libfabric") ? " (the EFA installer's current one for libfabric)" : "") +
+         " ahead of " + where + " on LD_LIBRARY_PATH, or use a " + std::string(fabric::base_name(p.needed_by)) +
+         " built against the image's " + p.library;
 }
 
 // The fix for a library that was found but cannot load.
