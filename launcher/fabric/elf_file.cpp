@@ -36,20 +36,6 @@ T load(const std::string& bytes, std::size_t at) {
 
 Failure<ElfError> invalid(std::string why) { return {ElfError{ElfProblem::invalid, std::move(why)}}; }
 
-// Reads exactly `len` bytes at `offset`, or says why not.
-util::Result<std::string, ElfError> read_exact(const RootedFile& f, std::uint64_t offset, std::uint64_t len,
-                                               const char* what) {
-  if (offset > f.size() || len > f.size() - offset) {
-    return invalid(std::string("file too short: ") + what + " lies past its end (" + std::to_string(f.size()) +
-                   " bytes)");
-  }
-  auto bytes = f.read_at(offset, static_cast<std::size_t>(len));
-  if (!bytes || bytes->size() != len) {
-    return invalid(std::string("cannot read ") + what);
-  }
-  return std::move(*bytes);
-}
-
 struct Segment {
   std::uint32_t type;
   std::uint64_t offset, vaddr, filesz;
@@ -113,17 +99,39 @@ util::Result<std::vector<Segment>, ElfError> read_segments(const RootedFile& f, 
   return segs;
 }
 
+}  // namespace
+
+util::Result<std::string, ElfError> read_exact(const RootedFile& f, std::uint64_t offset, std::uint64_t len,
+                                               const char* what) {
+  if (offset > f.size() || len > f.size() - offset) {
+    return invalid(std::string("file too short: ") + what + " lies past its end (" + std::to_string(f.size()) +
+                   " bytes)");
+  }
+  auto bytes = f.read_at(offset, static_cast<std::size_t>(len));
+  if (!bytes || bytes->size() != len) {
+    return invalid(std::string("cannot read ") + what);
+  }
+  return std::move(*bytes);
+}
+
 // Where a virtual address lives in the file: through the PT_LOAD segment that maps it.
-std::optional<std::uint64_t> file_offset(const std::vector<Segment>& segs, std::uint64_t vaddr) {
-  for (const Segment& s : segs) {
-    if (s.type == k_pt_load && vaddr >= s.vaddr && vaddr - s.vaddr < s.filesz) {
+std::optional<std::uint64_t> DynamicSection::file_offset(std::uint64_t vaddr) const {
+  for (const Load& s : loads) {
+    if (vaddr >= s.vaddr && vaddr - s.vaddr < s.filesz) {
       return s.offset + (vaddr - s.vaddr);
     }
   }
   return std::nullopt;
 }
 
-}  // namespace
+std::optional<std::uint64_t> DynamicSection::value(std::int64_t tag) const {
+  for (const auto& [t, v] : entries) {
+    if (t == tag) {
+      return v;
+    }
+  }
+  return std::nullopt;
+}
 
 std::string machine_name(std::uint16_t machine) {
   if (machine == k_em_x86_64) {
@@ -135,7 +143,7 @@ std::string machine_name(std::uint16_t machine) {
   return "machine " + std::to_string(machine);
 }
 
-util::Result<ElfInfo, ElfError> read_elf_info(const RootedFile& f) {
+util::Result<DynamicSection, ElfError> read_dynamic_section(const RootedFile& f) {
   auto header = read_header(f);
   if (!header) {
     return Failure{header.error()};
@@ -148,9 +156,13 @@ util::Result<ElfInfo, ElfError> read_elf_info(const RootedFile& f) {
     return Failure{segs.error()};
   }
   const Segment* dyn = nullptr;
+  DynamicSection out;
+  out.machine = header->machine;
   for (const Segment& s : *segs) {
     if (s.type == k_pt_dynamic) {
       dyn = &s;
+    } else if (s.type == k_pt_load) {
+      out.loads.push_back({s.offset, s.vaddr, s.filesz});
     }
   }
   if (dyn == nullptr) {
@@ -164,17 +176,26 @@ util::Result<ElfInfo, ElfError> read_elf_info(const RootedFile& f) {
   if (!table) {
     return Failure{table.error()};
   }
-
-  std::vector<std::pair<std::int64_t, std::uint64_t>> strings;  // (tag, offset in strtab)
-  std::uint64_t strtab = 0, strsz = 0;
-  ElfInfo info;
-  info.machine = header->machine;
   for (std::size_t at = 0; at + k_dyn_size <= table->size(); at += k_dyn_size) {
     const auto tag = load<std::int64_t>(*table, at);
-    const auto val = load<std::uint64_t>(*table, at + 8);
     if (tag == k_dt_null) {
       break;
     }
+    out.entries.emplace_back(tag, load<std::uint64_t>(*table, at + 8));
+  }
+  return out;
+}
+
+util::Result<ElfInfo, ElfError> read_elf_info(const RootedFile& f) {
+  auto dynamic = read_dynamic_section(f);
+  if (!dynamic) {
+    return Failure{dynamic.error()};
+  }
+  std::vector<std::pair<std::int64_t, std::uint64_t>> strings;  // (tag, offset in strtab)
+  std::uint64_t strtab = 0, strsz = 0;
+  ElfInfo info;
+  info.machine = dynamic->machine;
+  for (const auto& [tag, val] : dynamic->entries) {
     if (tag == k_dt_needed || tag == k_dt_soname || tag == k_dt_rpath || tag == k_dt_runpath) {
       strings.emplace_back(tag, val);
     } else if (tag == k_dt_strtab) {
@@ -188,7 +209,7 @@ util::Result<ElfInfo, ElfError> read_elf_info(const RootedFile& f) {
   if (strings.empty()) {
     return info;
   }
-  const auto str_at = file_offset(*segs, strtab);
+  const auto str_at = dynamic->file_offset(strtab);
   if (!str_at || strsz == 0 || strsz > k_max_strtab) {
     return invalid("malformed dynamic string table");
   }

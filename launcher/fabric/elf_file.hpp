@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fabric/image_root.hpp"
@@ -48,6 +49,25 @@ struct FileRange {
 // no such section, or the section holds no file bytes.
 std::optional<FileRange> find_section(const RootedFile& file, std::string_view name);
 
-std::string machine_name(std::uint16_t machine);  // "x86-64", "aarch64", "machine 40"
+std::string machine_name(std::uint16_t machine);
+
+// The raw dynamic section and the PT_LOAD segments that map addresses to file offsets: what
+// readers of other dynamic tables (elf_versions) start from. Same bounds as read_elf_info.
+struct DynamicSection {
+  struct Load {
+    std::uint64_t offset = 0, vaddr = 0, filesz = 0;
+  };
+  std::uint16_t machine = 0;
+  std::vector<std::pair<std::int64_t, std::uint64_t>> entries;  // (d_tag, d_val), up to DT_NULL
+  std::vector<Load> loads;
+
+  std::optional<std::uint64_t> file_offset(std::uint64_t vaddr) const;
+  std::optional<std::uint64_t> value(std::int64_t tag) const;  // the first entry with `tag`
+};
+util::Result<DynamicSection, ElfError> read_dynamic_section(const RootedFile& file);
+
+// Reads exactly `len` bytes at `offset`, or an `invalid` error naming `what`.
+util::Result<std::string, ElfError> read_exact(const RootedFile& file, std::uint64_t offset, std::uint64_t len,
+                                               const char* what);  // "x86-64", "aarch64", "machine 40"
 
 }  // namespace launcher::fabric

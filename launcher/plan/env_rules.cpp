@@ -30,6 +30,9 @@ EnvRule parse_rule(const util::Json& j) {
   } else if (when.contains("contains_any")) {
     r.when = EnvRule::When::contains_any;
     r.values = when.at("contains_any").get<std::vector<std::string>>();
+  } else if (when.contains("excludes_without")) {
+    r.when = EnvRule::When::excludes_without;
+    r.values = {when.at("excludes_without").get<std::string>()};
   } else {
     throw std::logic_error("env_rules.json: unknown `when` for " + r.name);
   }
@@ -68,6 +71,9 @@ bool EnvRule::matches(const std::string& value, const NodeFacts& node) const {
       for (const std::string& v : values) {
         hit = hit || value.find(v) != std::string::npos;
       }
+      break;
+    case When::excludes_without:  // NCCL's "^" list: every interface not named is allowed
+      hit = value.starts_with('^') && value.find(values.front()) == std::string::npos;
       break;
   }
   return hit && needs_hold(needs, node);

@@ -10,7 +10,7 @@ namespace launcher {
 // launcher/plan/env_rules.json, embedded at build time, and shared with the manifest
 // validator (scripts/manifest_check/rules), so the two never disagree.
 struct EnvRule {
-  enum class When { always, equals, not_equals, contains, contains_any };
+  enum class When { always, equals, not_equals, contains, contains_any, excludes_without };
   std::string name;
   When when = When::always;
   std::vector<std::string> values;  // the operand(s) of `when`

@@ -30,6 +30,9 @@ bool preloaded_by_the_process(const std::string& library) {
 
 std::string problem_text(const LibraryProblem& p) {
   const std::string who = p.library + (p.needed_by.empty() ? "" : " (needed by " + p.needed_by + ")");
+  if (p.kind == LibraryProblem::Kind::version) {
+    return p.needed_by + " needs " + p.version + " of " + p.library + ": " + p.detail;
+  }
   return p.kind == LibraryProblem::Kind::missing ? who + " " + p.detail : who + " is unusable: " + p.detail;
 }
 
@@ -53,7 +56,8 @@ std::string problems_text(const LibraryLoad& l) {
 CheckStatus severity(const LibraryLoad& l, int nodes) {
   bool sure = !l.found() && l.problems.empty();
   for (const LibraryProblem& p : l.problems) {
-    sure = sure || (p.kind == LibraryProblem::Kind::missing && !preloaded_by_the_process(p.library));
+    sure = sure || (p.kind == LibraryProblem::Kind::missing && !preloaded_by_the_process(p.library)) ||
+           p.kind == LibraryProblem::Kind::version;
   }
   return sure && nodes > 1 ? CheckStatus::fail : CheckStatus::warn;
 }
@@ -70,12 +74,31 @@ std::string single_node_note(int nodes) {
   return nodes > 1 ? "" : " (one node: NCCL needs no network between its GPUs, so only a warning)";
 }
 
+// A version ld.so would not find: a newer provider, or the needing library built for the old one.
+std::string version_fix(const LibraryProblem& p) {
+  if (p.version.starts_with("GLIBC_")) {
+    return "use a base image whose glibc defines " + p.version + " (glibc " + p.version.substr(6) +
+           " or later), or rebuild " + std::string(fabric::base_name(p.needed_by)) + " on the image's glibc";
+  }
+  // p.detail begins with the provider's path (fabric_facts.cpp to_load).
+  const std::string where = p.detail.substr(0, p.detail.find(' '));
+  return "install a " + p.library + " that defines " + p.version +
+         (p.library.starts_with("libfabric") ? " (the EFA installer's current one for libfabric)" : "") +
+         " ahead of " + where + " on LD_LIBRARY_PATH, or use a " + std::string(fabric::base_name(p.needed_by)) +
+         " built against the image's " + p.library;
+}
+
 // The fix for a library that was found but cannot load.
 std::string load_fix(const LibraryLoad& l) {
   for (const LibraryProblem& p : l.problems) {
     if (p.kind == LibraryProblem::Kind::missing) {
       return "install " + p.library + " in the image (a multi-stage build left it out, as in prime-rl#3452) or put "
              "its directory on LD_LIBRARY_PATH";
+    }
+  }
+  for (const LibraryProblem& p : l.problems) {
+    if (p.kind == LibraryProblem::Kind::version) {
+      return version_fix(p);
     }
   }
   if (!l.problems.empty()) {
@@ -272,6 +295,9 @@ std::vector<Check> fabric_checks(const NodeFacts& node, const FabricFacts& image
     out.push_back(check_nccl(image));
     if (image.found_plugin() != nullptr) {
       out.push_back(check_plugin_version(image, env));
+    }
+    if (auto c = check_nccl_ray_gpu_isolation(node, image, env)) {
+      out.push_back(std::move(*c));
     }
   }
   out.push_back(check_gdr(node, image, env));

@@ -43,9 +43,21 @@ FabricEnv fabric_env(const PodIdentity& id, const NodeFacts& node, const EnvMap&
   const bool efa = node.efa() > 0;
   const bool multi = id.nodes > 1;
 
-  env.propose("NCCL_SOCKET_IFNAME", "^lo,docker,veth",
-              "NCCL bootstrap and socket traffic on the pod network, never loopback or bridges "
-              "(awsome-distributed-ai nccl-tests.Dockerfile)");
+  // '^' makes the list an exclusion of interfaces whose names start with any of its prefixes
+  // (NCCL docs, Environment Variables, NCCL_SOCKET_IFNAME): pod-id-link covers pod-id-link0,
+  // EKS Pod Identity's link-local 169.254.170.x interface, which reaches no other node.
+  env.propose("NCCL_SOCKET_IFNAME", "^lo,docker,veth,pod-id-link",
+              "NCCL bootstrap and socket traffic on the pod network, never loopback, bridges "
+              "(awsome-distributed-ai nccl-tests.Dockerfile) or EKS Pod Identity's link-local pod-id-link0, "
+              "where a job whose EFA failed hangs across nodes");
+  // Gloo takes exact interface names, a comma list it uses round-robin, with no prefixes and
+  // no exclusion (PyTorch docs, torch.distributed "Common environment variables"): so it is
+  // named only where pod-id-link0 is there to be avoided, as the default route's interface.
+  if (node.has_pod_identity_link() && !node.default_route_interface.empty()) {
+    env.propose("GLOO_SOCKET_IFNAME", node.default_route_interface,
+                "the default route's interface: Gloo would otherwise pick EKS Pod Identity's link-local "
+                "pod-id-link0 (169.254.170.x), which reaches no other node");
+  }
   env.propose("NCCL_DEBUG", "WARN", "NCCL warnings reach the pod log; INFO to diagnose (EFA cheatsheet)");
   if (efa) {
     if (!node.efa_lib_dirs.empty()) {

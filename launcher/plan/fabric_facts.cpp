@@ -10,6 +10,7 @@
 
 #include "fabric/dynamic_linker.hpp"
 #include "fabric/embedded_text.hpp"
+#include "fabric/version_check.hpp"
 #include "util/host_fs.hpp"
 #include "util/parse.hpp"
 #include "util/strings.hpp"
@@ -45,7 +46,7 @@ std::string describe(const std::vector<fabric::SearchedPlace>& places) {
   return util::join(parts, "; ");
 }
 
-LibraryLoad to_load(const fabric::LoadReport& r, std::string_view name) {
+LibraryLoad to_load(const fabric::ImageRoot& root, const fabric::LoadReport& r, std::string_view name) {
   LibraryLoad out;
   out.name = std::string(name);
   if (r.found()) {
@@ -57,10 +58,18 @@ LibraryLoad to_load(const fabric::LoadReport& r, std::string_view name) {
     out.objects.emplace_back(o.name, o.path);
   }
   for (const fabric::MissingLibrary& m : r.missing) {
-    out.problems.push_back({LibraryProblem::Kind::missing, m.name, m.needed_by, "not found in " + describe(m.searched)});
+    out.problems.push_back({LibraryProblem::Kind::missing, m.name, m.needed_by, "not found in " + describe(m.searched), ""});
   }
   for (const fabric::UnusableLibrary& u : r.unusable) {
-    out.problems.push_back({LibraryProblem::Kind::unusable, u.name, u.needed_by, u.path + ": " + u.why});
+    out.problems.push_back({LibraryProblem::Kind::unusable, u.name, u.needed_by, u.path + ": " + u.why, ""});
+  }
+  // Symbol versions: every file is there, yet ld.so refuses an object whose provider lacks a
+  // version it needs (a plugin built on a newer libfabric, a library built on a newer glibc).
+  for (const fabric::MissingVersion& m : fabric::check_versions(root, r).missing) {
+    out.problems.push_back({LibraryProblem::Kind::version, m.provider, m.object,
+                            m.provider_path + " does not define " + m.version +
+                                (m.newest.empty() ? "" : " (it defines up to " + m.newest + ")"),
+                            m.version});
   }
   out.limit = r.limit;
   return out;
@@ -233,7 +242,7 @@ FabricFacts gather_fabric_facts(const std::string& host_root, const util::EnvMap
   // NCCL first: it dlopens the plugin, so its own RUNPATH/RPATH is part of the plugin's search.
   std::string nccl_via;
   const fabric::LoadReport nccl = locate_nccl(root, linker, env, nccl_via);
-  facts.nccl = to_load(nccl, "libnccl.so.2");
+  facts.nccl = to_load(root, nccl, "libnccl.so.2");
   if (!nccl_via.empty() && facts.nccl.found()) {
     facts.nccl.via = nccl_via;
   }
@@ -257,7 +266,7 @@ FabricFacts gather_fabric_facts(const std::string& host_root, const util::EnvMap
   std::optional<fabric::LoadReport> plugin;
   for (const std::string& name : nccl_plugin_candidates(setting != env.end(), facts.plugin_setting)) {
     fabric::LoadReport r = linker.dlopen(name, caller);
-    facts.plugin_attempts.push_back(to_load(r, name));
+    facts.plugin_attempts.push_back(to_load(root, r, name));
     if (r.found() && !plugin) {
       plugin = r;
     }
@@ -268,9 +277,9 @@ FabricFacts gather_fabric_facts(const std::string& host_root, const util::EnvMap
   }
   if (plugin) {
     facts.plugin_version = version_of(root, plugin->objects.front().path, k_plugin_marker);
-    facts.libfabric = to_load(linker.dlopen("libfabric.so.1", &plugin->objects.front()), "libfabric.so.1");
+    facts.libfabric = to_load(root, linker.dlopen("libfabric.so.1", &plugin->objects.front()), "libfabric.so.1");
   } else {
-    facts.libfabric = to_load(linker.dlopen("libfabric.so.1", caller), "libfabric.so.1");
+    facts.libfabric = to_load(root, linker.dlopen("libfabric.so.1", caller), "libfabric.so.1");
   }
 
   if (facts.loaded_plugin() == nullptr) {

@@ -10,14 +10,16 @@
 
 namespace launcher {
 
-// A library that would not load: missing everywhere the linker looks, or found but unusable
-// (a symlink loop, a directory, a truncated ELF file).
+// A library that would not load: missing everywhere the linker looks, found but unusable
+// (a symlink loop, a directory, a truncated ELF file), or found without a symbol version an
+// object needs from it (`version`: ld.so's "version `FABRIC_1.7' not found").
 struct LibraryProblem {
-  enum class Kind { missing, unusable };
+  enum class Kind { missing, unusable, version };
   Kind kind = Kind::missing;
   std::string library;    // the name looked for
   std::string needed_by;  // the path of the object that needs it; "" for the library asked for
-  std::string detail;     // missing: the places searched; unusable: "<path>: <why>"
+  std::string detail;     // missing: the places searched; unusable: "<path>: <why>"; version: what is missing
+  std::string version;    // version: the one needed ("FABRIC_1.7", "GLIBC_2.38")
 };
 
 // Where the dynamic linker would find one library, and whether all it needs would load too.

@@ -4,6 +4,7 @@
 #include <sys/statvfs.h>
 
 #include <algorithm>
+#include <charconv>
 #include <sstream>
 
 #include "plan/pod_facts.hpp"
@@ -134,6 +135,29 @@ void gather_efa_libs(const util::HostFs& fs, NodeFacts& facts) {
   }
 }
 
+// The pod's interfaces and the one its default route leaves by. /proc/net/route (proc(5)):
+// a header, then "Iface Destination Gateway Flags …" per route, addresses in hex; the default
+// route has Destination 00000000 and Mask 00000000, and RTF_UP (0x1) in Flags.
+void gather_net(const util::HostFs& fs, NodeFacts& facts) {
+  for (const std::string& name : fs.list("/sys/class/net")) {
+    facts.net_interfaces.push_back(name);
+  }
+  std::istringstream routes(fs.read("/proc/net/route").value_or(""));
+  std::string line;
+  std::getline(routes, line);  // the header
+  while (std::getline(routes, line)) {
+    const std::vector<std::string> f = util::split_words(line);
+    if (f.size() >= 8 && f[1] == "00000000" && f[7] == "00000000") {
+      unsigned flags = 0;
+      const std::from_chars_result r = std::from_chars(f[3].data(), f[3].data() + f[3].size(), flags, 16);
+      if (r.ec == std::errc() && (flags & 0x1U) != 0) {
+        facts.default_route_interface = f[0];
+        return;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 NodeFacts gather_node_facts(const std::string& host_root) {
@@ -147,6 +171,7 @@ NodeFacts gather_node_facts(const std::string& host_root) {
   gather_node_devices(fs, facts.devices);
   gather_hugetlb(fs, facts);
   gather_efa_libs(fs, facts);
+  gather_net(fs, facts);
   facts.probe_fabric = [host_root, devices = facts.efa_devices](const EnvMap& env) {
     return gather_fabric_facts(host_root, env, devices);
   };

@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -32,6 +33,8 @@ struct NodeFacts {
   std::optional<std::uint64_t> hugetlb_2mb_limit;  // nullopt with hugetlb_known: "max"
   std::optional<std::uint64_t> memory_bytes;       // min(MemTotal, cgroup memory.max)
   std::vector<std::string> efa_lib_dirs;           // EFA/ofi-nccl library dirs that exist
+  std::vector<std::string> net_interfaces;         // /sys/class/net, sorted (the pod's network namespace)
+  std::string default_route_interface;             // /proc/net/route's default route; "" none
   DeviceFacts devices;                             // PCI GPUs, RDMA ports, PCIe links
   // Reads the image's NCCL, net plugin and libfabric, and the GDR facts, for an environment
   // (fabric_facts.hpp). Set by gather_node_facts; make_plan calls it only with EFA devices and
@@ -42,6 +45,11 @@ struct NodeFacts {
   int efa() const { return static_cast<int>(efa_devices.size()); }
   // The pod may use no 2MB huge pages at all (a pod that requests none gets a hugetlb limit
   // of 0, libvma#1024): libfabric's huge-page bounce buffers would SIGBUS.
+  // EKS Pod Identity's link-local interface (pod-id-link0, 169.254.170.x): no route to other nodes.
+  bool has_pod_identity_link() const {
+    return std::any_of(net_interfaces.begin(), net_interfaces.end(),
+                       [](const std::string& n) { return n.starts_with("pod-id-link"); });
+  }
   bool hugetlb_2mb_zero() const { return hugetlb_known && hugetlb_2mb_limit == std::optional<std::uint64_t>(0); }
 };
 

@@ -40,6 +40,8 @@ def matches(when, value):
         return value != operand
     if test == "contains":
         return operand in value
+    if test == "excludes_without":
+        return value.startswith("^") and operand not in value  # NCCL's "^" exclusion list
     return any(part in value for part in operand)  # contains_any
 
 
@@ -70,6 +72,6 @@ def valid_when(when):
     if not isinstance(when, dict) or len(when) != 1:
         return False
     (test, operand), = when.items()
-    if test in ("equals", "not_equals", "contains"):
+    if test in ("equals", "not_equals", "contains", "excludes_without"):
         return isinstance(operand, str)
     return test == "contains_any" and isinstance(operand, list) and all(isinstance(v, str) for v in operand)

@@ -149,6 +149,35 @@ TEST_CASE("the plugin is there but a dependency is not: named, with every place 
   CHECK(plan.exit_code() == 78);
 }
 
+TEST_CASE("every file is there but a symbol version is not: the plugin fails with the version named",
+          "[fabric][checks][versions]") {
+  const ImageTree tree("p4de-ofi");
+  // A plugin linked against a libfabric defining FABRIC_1.7 (built aside), in an image whose
+  // libfabric defines up to FABRIC_1.5: what an aws-ofi-nccl newer than the image's EFA
+  // installer does.
+  tree.sh(R"SH(mkdir -p "$T/tmp/new"
+printf 'int fi_a(void) { return 0; }\nint fi_b(void) { return 1; }\n' > "$T/tmp/fabric.c"
+printf 'FABRIC_1.0 { global: fi_a; local: *; };\nFABRIC_1.5 { global: fi_b; } FABRIC_1.0;\n' > "$T/tmp/old.map"
+printf 'FABRIC_1.0 { global: fi_a; local: *; };\nFABRIC_1.7 { global: fi_b; } FABRIC_1.0;\n' > "$T/tmp/new.map"
+gcc -shared -fPIC -nostdlib -o "$T/tmp/new/libfabric.so.1" "$T/tmp/fabric.c" -Wl,-soname,libfabric.so.1 -Wl,--version-script="$T/tmp/new.map"
+gcc -shared -fPIC -nostdlib -o "$T/opt/amazon/efa/lib/libfabric.so.1.26.0" "$T/tmp/fabric.c" -Wl,-soname,libfabric.so.1 -Wl,--version-script="$T/tmp/old.map"
+printf 'int fi_b(void);\nint plugin_init(void) { return fi_b(); }\n' > "$T/tmp/plugin.c"
+gcc -shared -fPIC -nostdlib -o "$T/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so" "$T/tmp/plugin.c" \
+  -Wl,-soname,libnccl-net-ofi.so -L"$T/tmp/new" -l:libfabric.so.1 -Wl,--enable-new-dtags,-rpath,/opt/amazon/efa/lib
+)SH");
+  const Plan plan = plan_of(tree);
+  const Check c = check(plan, "nccl-net-plugin");
+  CHECK(c.status == CheckStatus::fail);
+  CHECK(c.detail == k_plugin + " cannot load: " + k_plugin + " needs FABRIC_1.7 of libfabric.so.1: "
+                        "/opt/amazon/efa/lib/libfabric.so.1 does not define FABRIC_1.7 (it defines up to FABRIC_1.5)"
+                        "; with NCCL_NET=Libfabric NCCL stops at its first communicator");
+  CHECK(c.fix == "install a libfabric.so.1 that defines FABRIC_1.7 (the EFA installer's current one for libfabric) "
+                 "ahead of /opt/amazon/efa/lib/libfabric.so.1 on LD_LIBRARY_PATH, or use a libnccl-net.so built "
+                 "against the image's libfabric.so.1");
+  CHECK(check(plan, "libfabric").status == CheckStatus::pass);
+  CHECK(plan.exit_code() == 78);
+}
+
 TEST_CASE("found only through a RUNPATH: libnccl's for the plugin, the plugin's for libfabric", "[fabric][checks]") {
   const ImageTree tree("p4de-ofi");
   // NCCL dlopens the plugin, so NCCL's own RUNPATH is searched for it.

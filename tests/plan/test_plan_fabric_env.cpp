@@ -79,7 +79,7 @@ TEST_CASE("raylaunch's own variables and the ranks are exported", "[env]") {
   CHECK(find(env, "RAYLAUNCH_HEAD_ADDRESS")->value == "training-0.svc.ml.svc.cluster.local:6379");
   CHECK(find(env, "RAY_ADDRESS")->value == "training-0.svc.ml.svc.cluster.local:6379");
   CHECK(find(env, "RLINF_NODE_RANK")->value == "2");
-  CHECK(find(env, "NCCL_SOCKET_IFNAME")->value == "^lo,docker,veth");
+  CHECK(find(env, "NCCL_SOCKET_IFNAME")->value == "^lo,docker,veth,pod-id-link");
   PodIdentity head = worker();
   head.role = Role::head;
   CHECK(find(fabric_env(head, NodeFacts{}, {}, ChecksPolicy::strict), "RAY_ADDRESS")->value == "127.0.0.1:6379");
@@ -120,4 +120,51 @@ TEST_CASE("a user LD_LIBRARY_PATH missing the plugin dirs is kept and warned abo
                                    ChecksPolicy::strict);
   CHECK(find(env, "LD_LIBRARY_PATH")->value == "/usr/local/cuda/lib64");
   CHECK(env.warnings.size() == 2);
+}
+
+TEST_CASE("EKS Pod Identity's pod-id-link0: out of NCCL's interfaces always, Gloo named where it is", "[env][pod-id]") {
+  // NCCL's list excludes it by prefix on every node; Gloo takes names, not exclusions, so it
+  // gets the default route's interface only where pod-id-link0 is there to be avoided.
+  CHECK(find(fabric_env(worker(), with_efa(4), {}, ChecksPolicy::strict), "GLOO_SOCKET_IFNAME") == nullptr);
+  NodeFacts node = with_efa(4);
+  node.net_interfaces = {"eth0", "lo", "pod-id-link0"};
+  node.default_route_interface = "eth0";
+  const FabricEnv env = fabric_env(worker(), node, {}, ChecksPolicy::strict);
+  CHECK(find(env, "NCCL_SOCKET_IFNAME")->value == "^lo,docker,veth,pod-id-link");
+  const EnvVar* gloo = find(env, "GLOO_SOCKET_IFNAME");
+  REQUIRE(gloo != nullptr);
+  CHECK(gloo->value == "eth0");
+  CHECK(gloo->origin == Origin::raylaunch);
+  CHECK(gloo->reason.find("pod-id-link0") != std::string::npos);
+
+  // No default route known: nothing to name.
+  node.default_route_interface.clear();
+  CHECK(find(fabric_env(worker(), node, {}, ChecksPolicy::strict), "GLOO_SOCKET_IFNAME") == nullptr);
+
+  // The user's own values win, shown with what raylaunch would have set and why.
+  node.default_route_interface = "eth0";
+  const FabricEnv mine = fabric_env(worker(), node, {{"GLOO_SOCKET_IFNAME", "eth1"}, {"NCCL_SOCKET_IFNAME", "=eth1"}},
+                                    ChecksPolicy::strict);
+  const EnvVar* kept = find(mine, "GLOO_SOCKET_IFNAME");
+  REQUIRE(kept != nullptr);
+  CHECK(kept->value == "eth1");
+  CHECK(kept->origin == Origin::user);
+  CHECK(kept->reason.starts_with("set by the user, kept (raylaunch would set eth0: "));
+  CHECK(find(mine, "NCCL_SOCKET_IFNAME")->value == "=eth1");
+  CHECK(mine.warnings.empty());  // an inclusion list cannot pick pod-id-link0
+}
+
+TEST_CASE("a user's exclusion list without pod-id-link, or a Gloo interface naming it, is warned about",
+          "[env][pod-id]") {
+  const FabricEnv env = fabric_env(worker(), NodeFacts{},
+                                   {{"NCCL_SOCKET_IFNAME", "^lo,docker"}, {"GLOO_SOCKET_IFNAME", "pod-id-link0"}},
+                                   ChecksPolicy::strict);
+  std::vector<std::string> names;
+  for (const Check& c : env.warnings) {
+    names.push_back(c.name);
+  }
+  CHECK(names == std::vector<std::string>{"env:NCCL_SOCKET_IFNAME", "env:GLOO_SOCKET_IFNAME"});
+  CHECK(env.warnings[0].fix.starts_with("add pod-id-link to the list"));
+  CHECK(fabric_env(worker(), NodeFacts{}, {{"NCCL_SOCKET_IFNAME", "^lo,docker,pod-id-link"}}, ChecksPolicy::strict)
+            .warnings.empty());
 }

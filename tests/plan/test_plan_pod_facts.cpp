@@ -119,3 +119,27 @@ TEST_CASE("planted files that would block or grow without bound read as absent",
   CHECK(f.node.instance_type.empty());
   CHECK(f.etc_hosts.empty());
 }
+
+TEST_CASE("the pod's interfaces and its default route's, as /sys/class/net and /proc/net/route show them",
+          "[facts][net]") {
+  const NodeTree tree("p4de");
+  // An EKS pod with Pod Identity: eth0 (the default route), lo, and the agent's link-local
+  // pod-id-link0 with its 169.254.170.0/24 route (proc(5) route format, little-endian hex).
+  const std::string root = tree.path();
+  const int rc = std::system(("mkdir -p '" + root + "/sys/class/net/eth0' '" + root + "/sys/class/net/lo' '" + root +
+                              "/sys/class/net/pod-id-link0' '" + root + "/proc/net' && printf '"
+                              "Iface\\tDestination\\tGateway \\tFlags\\tRefCnt\\tUse\\tMetric\\tMask\\t\\tMTU\\tWindow\\tIRTT\\n"
+                              "pod-id-link0\\t00AAFEA9\\t00000000\\t0001\\t0\\t0\\t0\\t00FFFFFF\\t0\\t0\\t0\\n"
+                              "eth0\\t00000000\\t0101A8C0\\t0003\\t0\\t0\\t0\\t00000000\\t0\\t0\\t0\\n' > '" +
+                              root + "/proc/net/route'")
+                                 .c_str());
+  REQUIRE(rc == 0);
+  const NodeFacts n = gather_node_facts(root);
+  CHECK(n.net_interfaces == std::vector<std::string>{"eth0", "lo", "pod-id-link0"});
+  CHECK(n.default_route_interface == "eth0");
+  CHECK(n.has_pod_identity_link());
+
+  const NodeFacts bare = gather_node_facts(NodeTree("workstation").path());
+  CHECK_FALSE(bare.has_pod_identity_link());
+  CHECK(bare.default_route_interface.empty());
+}

@@ -10,7 +10,7 @@ finish training-0
 expect_rc 0 "run"
 [[ "$(record env.RAYLAUNCH_ROLE)" == head ]] || fail "RAYLAUNCH_ROLE: $(record env.RAYLAUNCH_ROLE)"
 [[ "$(record env.NCCL_DEBUG)" == INFO ]] || fail "user NCCL_DEBUG overridden: $(record env.NCCL_DEBUG)"
-[[ "$(record env.NCCL_SOCKET_IFNAME)" == "^lo,docker,veth" ]] || fail "NCCL_SOCKET_IFNAME not set"
+[[ "$(record env.NCCL_SOCKET_IFNAME)" == "^lo,docker,veth,pod-id-link" ]] || fail "NCCL_SOCKET_IFNAME not set"
 [[ "$(record env.RAY_ADDRESS)" == "127.0.0.1:$RAY_PORT" ]] || fail "RAY_ADDRESS: $(record env.RAY_ADDRESS)"
 [[ "$(record signals.blocked)" == "[]" ]] || fail "ray start began with blocked signals: $(record signals.blocked)"
 # Python ignores SIGPIPE and SIGXFSZ itself at start-up (the fake lists them): any other is ours.
