@@ -19,6 +19,10 @@ using std::chrono::milliseconds;
 constexpr milliseconds k_poll{200};
 // A worker looks for the head's go less often: it may wait for the whole join barrier.
 constexpr milliseconds k_go_poll{500};
+// A worker's part starts when it sees the go, up to one go poll after the head's, and its
+// report is one put away after its own bound: the head waits this much longer for reports, so
+// a link that timed out is reported as the link's failure, not as a silent pod.
+constexpr milliseconds k_report_slack{3'000};
 
 milliseconds left_until(Clock::time_point deadline) {
   return std::max(milliseconds(0), std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
@@ -173,6 +177,7 @@ std::string encode_report(const LinkReport& r) {
   doc["latency_us"] = r.measure.latency_us;
   doc["bandwidth"] = r.measure.bandwidth;
   doc["message_bytes"] = r.measure.message_bytes;
+  doc["seconds"] = r.measure.seconds;
   doc["problem"] = r.problem;
   doc["client_device"] = r.client_device;
   doc["server_device"] = r.server_device;
@@ -195,7 +200,7 @@ std::optional<LinkReport> decode_report(const std::string& text) {
       }
     }
     r.measure = {doc.at("latency_us").get<double>(), doc.at("bandwidth").get<double>(),
-                 doc.at("message_bytes").get<std::uint64_t>()};
+                 doc.at("message_bytes").get<std::uint64_t>(), doc.value("seconds", 0.0)};
     r.problem = doc.at("problem").get<std::string>();
     r.client_device = doc.value("client_device", "");
     r.server_device = doc.value("server_device", "");
@@ -235,10 +240,11 @@ std::vector<LinkReport> head_round(KvStore& kv, const RoundSpec& spec, std::stop
   put_until(kv, spec.cluster + "/go", spec.round, deadline, stop);
   std::optional<LinkReport> own = take_part(kv, spec, prefix, deadline, false, stop);
   const std::vector<Link> links = ring_links(spec.nodes);
-  // Every client's report, until all are in or the bound has passed.
+  // Every client's report, until all are in or the bound (and the slack) has passed.
+  const auto reports_by = deadline + k_report_slack;
   for (;;) {
     const auto keys = kv.keys(prefix + "result/");
-    if ((keys && keys.value().size() >= links.size()) || Clock::now() + k_poll > deadline || !nap(k_poll, stop)) {
+    if ((keys && keys.value().size() >= links.size()) || Clock::now() + k_poll > reports_by || !nap(k_poll, stop)) {
       break;
     }
   }

@@ -85,8 +85,8 @@ struct RoundSpec {
 };
 
 // The head, after the join barrier: announces the round, takes its own part and gathers every
-// link's report until all are in or `timeout` has passed (a link without one is `silent`), and
-// marks the round done. Reports in ring order.
+// link's report until all are in or `timeout` (plus 3 s for the workers' last reports) has
+// passed (a link without one is `silent`), and marks the round done. Reports in ring order.
 std::vector<LinkReport> head_round(KvStore& kv, const RoundSpec& spec, std::stop_token stop);
 
 // A worker, once its Ray runs: waits for the head's go (at most `go_wait`), takes its part

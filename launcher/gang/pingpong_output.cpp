@@ -75,13 +75,15 @@ util::Result<LinkMeasure> link_measure(std::string_view output) {
   }
   const PingpongRow* smallest = &rows.front();
   const PingpongRow* largest = &rows.front();
+  double seconds = 0;
   for (const PingpongRow& r : rows) {
     smallest = r.bytes < smallest->bytes ? &r : smallest;
     largest = r.bytes > largest->bytes ? &r : largest;
+    seconds += r.seconds;
   }
   // MB/sec is the bytes of both directions over the whole time; a ping and its pong never
   // overlap, so that is also the rate one direction carries while it sends.
-  return LinkMeasure{smallest->usec_per_xfer, largest->mb_per_s * 1e6, largest->bytes};
+  return LinkMeasure{smallest->usec_per_xfer, largest->mb_per_s * 1e6, largest->bytes, seconds};
 }
 
 std::string pingpong_problem(std::string_view output) {

@@ -29,6 +29,7 @@ struct LinkMeasure {
   double latency_us = 0;
   double bandwidth = 0;  // bytes/s
   std::uint64_t message_bytes = 0;  // the message size the bandwidth was measured with
+  double seconds = 0;               // fi_pingpong's own time, every size together
 };
 
 // The measure of an output with at least one row; else the one line that says why not, from
