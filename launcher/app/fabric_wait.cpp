@@ -92,14 +92,14 @@ WaitFinished head_fabric_check(const Plan& plan, const Config& config, gcs::GcsC
     const std::lock_guard lock(state.fabric_mutex);
     state.fabric_metrics = gang::render_fabric_metrics(reports, in, verdict, took);
   }
-  std::string table = "fabric check (" + f.provider + ", " + util::plural(static_cast<long>(reports.size()), "link") +
+  const std::string table = "fabric check (" + f.provider + ", " + util::plural(static_cast<long>(reports.size()), "link") +
                       ", floor " + (f.min_bandwidth > 0 ? gang::format_rate(static_cast<double>(f.min_bandwidth))
                                                         : std::string("none")) +
                       " from " + f.min_bandwidth_source + ", " + util::format_elapsed(took) + "):";
-  for (const std::string& row : verdict.table) {
-    table += "\n" + row;
-  }
   spdlog::info("{}", table);
+  for (const std::string& row : verdict.table) {
+    spdlog::info("{}", row);  // one log line a row: a log line holds no newline
+  }
   if (!verdict.failed) {
     spdlog::info("fabric check passed: every link at or above the floor");
     return go;

@@ -3,6 +3,9 @@
 #include <atomic>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "gang/fabric_verdict.hpp"
 #include "gang/pod_test.hpp"
 #include "gcs/cluster_rpcs.hpp"
 #include "util/json.hpp"
@@ -79,7 +82,7 @@ LinkReport client_part(KvStore& kv, const RoundSpec& spec, const std::string& pr
   const auto value = await_key(kv, prefix + "addr/" + std::to_string(server), deadline, k_poll, stop);
   if (!value) {
     r.failure = LinkFailure::silent;
-    r.problem = name_of(spec, server) + " published no address within " + util::format_elapsed(spec.timeout);
+    r.problem = name_of(spec, server) + " published no address within " + util::format_duration(spec.timeout);
     return r;
   }
   if (!value->empty() && value->front() == '!') {
@@ -260,7 +263,7 @@ std::vector<LinkReport> head_round(KvStore& kv, const RoundSpec& spec, std::stop
       r = LinkReport{};
       r->link = link;
       r->failure = LinkFailure::silent;
-      r->problem = name_of(spec, link.client) + " reported no result within " + util::format_elapsed(spec.timeout);
+      r->problem = name_of(spec, link.client) + " reported no result within " + util::format_duration(spec.timeout);
     }
     reports.push_back(*r);
   }
@@ -272,7 +275,7 @@ std::string worker_round(KvStore& kv, const RoundSpec& spec, std::stop_token sto
   const auto go = await_key(kv, spec.cluster + "/go", Clock::now() + spec.go_wait, k_go_poll, stop);
   if (!go) {
     return stop.stop_requested() ? "stopped"
-                                 : "the head started no fabric check within " + util::format_elapsed(spec.go_wait) +
+                                 : "the head started no fabric check within " + util::format_duration(spec.go_wait) +
                                        " (is --fabric-check on in the head?)";
   }
   const std::string prefix = spec.cluster + "/" + *go + "/";
@@ -287,7 +290,8 @@ std::string worker_round(KvStore& kv, const RoundSpec& spec, std::stop_token sto
   if (mine->failure != LinkFailure::none) {
     return "link to " + name_of(spec, mine->link.server) + " failed: " + mine->problem;
   }
-  return "link to " + name_of(spec, mine->link.server) + " measured (the head judges it)";
+  return "link to " + name_of(spec, mine->link.server) + ": " + fmt::format("{:.1f} us", mine->measure.latency_us) +
+         ", " + format_rate(mine->measure.bandwidth) + " (the head judges it)";
 }
 
 }  // namespace launcher::gang

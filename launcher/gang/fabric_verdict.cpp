@@ -62,6 +62,7 @@ std::string format_rate(double bytes_per_s) {
 FabricVerdict judge_fabric(const std::vector<LinkReport>& reports, const VerdictInputs& in) {
   FabricVerdict v;
   std::map<int, int> slow_links_of;  // ordinal → slow links it is in
+  std::map<int, std::string> devices_of;
   std::vector<const LinkReport*> slow;
   for (const LinkReport& r : reports) {
     std::string state;
@@ -75,6 +76,12 @@ FabricVerdict judge_fabric(const std::vector<LinkReport>& reports, const Verdict
       slow.push_back(&r);
       ++slow_links_of[r.link.client];
       ++slow_links_of[r.link.server];
+      if (!r.client_device.empty()) {
+        devices_of[r.link.client] = r.client_device;
+      }
+      if (!r.server_device.empty()) {
+        devices_of[r.link.server] = r.server_device;
+      }
     } else {
       state = "ok";
     }
@@ -83,20 +90,23 @@ FabricVerdict judge_fabric(const std::vector<LinkReport>& reports, const Verdict
                                   measured ? fmt::format("{:.1f} us", r.measure.latency_us) : "-",
                                   measured ? format_rate(r.measure.bandwidth) : "-", state));
   }
+  // A pod in both of its slow links first: the one line that names the node to cordon.
+  for (const auto& [ordinal, count] : slow_links_of) {
+    if (count >= 2) {
+      const std::string device = devices_of.count(ordinal) != 0 ? devices_of[ordinal] : "";
+      v.problems.push_back(with_device(name_of(in, ordinal), device) +
+                           " is in both of its fabric links below the floor of " + format_rate(in.floor) + " (" +
+                           in.floor_source + "): its node is the likely cause (fix: kubectl cordon that node and "
+                           "start the job again)");
+    }
+  }
   for (const LinkReport* r : slow) {
     v.problems.push_back(
         "fabric link " + with_device(name_of(in, r->link.client), r->client_device) + " → " +
         with_device(name_of(in, r->link.server), r->server_device) + " carries " + format_rate(r->measure.bandwidth) +
         ", below the floor of " + format_rate(in.floor) + " (" + in.floor_source +
-        ") (fix: a downtrained link or a bad cable on one of these nodes: cordon it, kubectl cordon, and start "
-        "the job again; every link slow: the pods are in different subnets or AZs)");
-  }
-  for (const auto& [ordinal, count] : slow_links_of) {
-    if (count >= 2) {
-      v.problems.push_back("fabric: " + name_of(in, ordinal) +
-                           " is in both of its links below the floor: its node is the likely cause (fix: kubectl "
-                           "cordon that node and start the job again)");
-    }
+        ") (fix: one of these nodes has a downtrained link or a bad cable: cordon it, kubectl cordon NODE, and start "
+        "the job again; every link slow: the pods' EFA devices are in different subnets or AZs)");
   }
   return v;
 }
