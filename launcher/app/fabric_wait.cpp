@@ -92,10 +92,12 @@ WaitFinished head_fabric_check(const Plan& plan, const Config& config, gcs::GcsC
     const std::lock_guard lock(state.fabric_mutex);
     state.fabric_metrics = gang::render_fabric_metrics(reports, in, verdict, took);
   }
-  const std::string table = "fabric check (" + f.provider + ", " + util::plural(static_cast<long>(reports.size()), "link") +
-                      ", floor " + (f.min_bandwidth > 0 ? gang::format_rate(static_cast<double>(f.min_bandwidth))
-                                                        : std::string("none")) +
-                      " from " + f.min_bandwidth_source + ", " + util::format_elapsed(took) + "):";
+  const std::string floor = f.min_bandwidth > 0 ? "floor " + gang::format_rate(static_cast<double>(f.min_bandwidth)) +
+                                                      " from " + f.min_bandwidth_source
+                                                : "no floor: " + f.min_bandwidth_source;
+  const std::string table = "fabric check (" + f.provider + ", " +
+                            util::plural(static_cast<long>(reports.size()), "link") + ", " + floor + ", " +
+                            util::format_elapsed(took) + "):";
   spdlog::info("{}", table);
   for (const std::string& row : verdict.table) {
     spdlog::info("{}", row);  // one log line a row: a log line holds no newline

@@ -71,8 +71,8 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
       f.min_bandwidth = *floor;
       f.min_bandwidth_source = "instance table: a quarter of one EFA device of " + plan.instance_type;
     } else {
-      f.min_bandwidth_source = "none: " + (plan.instance_type.empty() ? std::string("instance type unknown")
-                                                                        : plan.instance_type + " has no EFA floor");
+      f.min_bandwidth_source = plan.instance_type.empty() ? std::string("instance type unknown")
+                                                          : plan.instance_type + " has no EFA floor";
     }
     plan.fabric_check = f;
   }

@@ -112,13 +112,14 @@ std::string render_plan_text(const Plan& plan) {
   }
   if (const auto& f = plan.fabric_check) {
     // Decimal, as the setting takes it ("10G") and as fi_pingpong measures (MB/sec is 10^6 B/s).
-    const std::string floor = f->min_bandwidth > 0 ? std::to_string(f->min_bandwidth / 1'000'000) + " MB/s"
-                                                   : std::string("no floor");
+    const std::string floor =
+        (f->min_bandwidth > 0 ? "floor " + std::to_string(f->min_bandwidth / 1'000'000) + " MB/s" : "no floor") +
+        " (" + f->min_bandwidth_source + ")";
     line(out, "fabric check",
          std::string(id.role == Role::head ? "after the join barrier" : "once Ray runs, at the head's go") +
              ": fi_pingpong (" + (f->pingpong.empty() ? "/opt/amazon/efa/bin, then PATH" : f->pingpong) +
              ") -p " + f->provider + " -e rdm to the next pod of the ring, up to " +
-             util::format_duration(f->timeout) + "; floor " + floor + " (" + f->min_bandwidth_source + ")" +
+             util::format_duration(f->timeout) + "; " + floor +
              (id.role == Role::head ? "; judged under checks=" + std::string(to_string(plan.checks_policy)) : ""));
   }
 
