@@ -69,11 +69,18 @@ std::optional<gang::RoundSpec> round_spec(const Plan& plan, const Config& config
 }  // namespace
 
 WaitFinished head_fabric_check(const Plan& plan, const Config& config, gcs::GcsClient& gcs,
-                               supervisor::RunState& state, std::stop_token stop) {
+                               supervisor::RunState& state, int present, std::stop_token stop) {
   const WaitFinished go{Wait::join, util::WaitEnd::ready, ""};
   const auto started = std::chrono::steady_clock::now();
   auto spec = round_spec(plan, config, gcs, stop);
   if (!spec) {
+    return go;
+  }
+  if (present < spec->nodes) {
+    // A ring needs every pod: a quorum's absent ones would only read as silent peers.
+    spdlog::warn("fabric check skipped: the barrier passed with {} of {} pods (--min-nodes)", present, spec->nodes);
+    gang::GcsKv kv(gcs, k_rpc_timeout, stop);
+    gang::skip_round(kv, *spec);
     return go;
   }
   spec->round = std::to_string(wall_ms());

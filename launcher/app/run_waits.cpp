@@ -132,7 +132,7 @@ WaitFinished RunWaits::join(std::stop_token stop) {
     m_fabric_checked = true;
     gcs::GcsClient local(std::string(platform::k_loopback) + ":" + std::to_string(m_plan.identity.ray_port),
                          m_credentials);
-    WaitFinished fabric = head_fabric_check(m_plan, m_config, local, m_state, stop);
+    WaitFinished fabric = head_fabric_check(m_plan, m_config, local, m_state, done.nodes, stop);
     if (fabric.end != util::WaitEnd::ready) {
       return fabric;
     }

@@ -11,11 +11,8 @@ void family(std::string& out, const char* name, const char* help) {
 }
 
 std::string labels(const VerdictInputs& in, const Link& link) {
-  const auto name = [&](int o) {
-    return o >= 0 && o < static_cast<int>(in.pods.size()) ? in.pods[static_cast<std::size_t>(o)] : std::to_string(o);
-  };
   // Pod names are DNS labels: nothing to escape.
-  return fmt::format("{{client=\"{}\",server=\"{}\"}}", name(link.client), name(link.server));
+  return fmt::format("{{client=\"{}\",server=\"{}\"}}", pod_name(in.pods, link.client), pod_name(in.pods, link.server));
 }
 
 }  // namespace

@@ -26,6 +26,8 @@ constexpr milliseconds k_go_poll{500};
 // report is one put away after its own bound: the head waits this much longer for reports, so
 // a link that timed out is reported as the link's failure, not as a silent pod.
 constexpr milliseconds k_report_slack{3'000};
+// The go of a round the head skipped (never a round token: those are wall-clock ms).
+constexpr const char* k_skip = "skip";
 
 milliseconds left_until(Clock::time_point deadline) {
   return std::max(milliseconds(0), std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
@@ -42,10 +44,7 @@ bool nap(milliseconds d, const std::stop_token& stop) {
   return !stop.stop_requested();
 }
 
-std::string name_of(const RoundSpec& spec, int ordinal) {
-  return ordinal >= 0 && ordinal < static_cast<int>(spec.pods.size()) ? spec.pods[static_cast<std::size_t>(ordinal)]
-                                                                      : "pod " + std::to_string(ordinal);
-}
+std::string name_of(const RoundSpec& spec, int ordinal) { return pod_name(spec.pods, ordinal); }
 
 // A put that is tried again until the deadline: one GCS hiccup must not lose a pod's part.
 void put_until(KvStore& kv, const std::string& key, const std::string& value, Clock::time_point deadline,
@@ -271,12 +270,17 @@ std::vector<LinkReport> head_round(KvStore& kv, const RoundSpec& spec, std::stop
   return reports;
 }
 
+void skip_round(KvStore& kv, const RoundSpec& spec) { kv.put(spec.cluster + "/go", k_skip); }
+
 std::string worker_round(KvStore& kv, const RoundSpec& spec, std::stop_token stop) {
   const auto go = await_key(kv, spec.cluster + "/go", Clock::now() + spec.go_wait, k_go_poll, stop);
   if (!go) {
     return stop.stop_requested() ? "stopped"
                                  : "the head started no fabric check within " + util::format_duration(spec.go_wait) +
                                        " (is --fabric-check on in the head?)";
+  }
+  if (*go == k_skip) {
+    return "the head skipped it: the barrier passed without every pod (a quorum)";
   }
   const std::string prefix = spec.cluster + "/" + *go + "/";
   if (const auto done = kv.get(prefix + "done"); done && done.value()) {

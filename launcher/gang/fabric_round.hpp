@@ -89,6 +89,10 @@ struct RoundSpec {
 // passed (a link without one is `silent`), and marks the round done. Reports in ring order.
 std::vector<LinkReport> head_round(KvStore& kv, const RoundSpec& spec, std::stop_token stop);
 
+// The head, when the barrier passed without every pod (a quorum, --min-nodes): tells the
+// workers waiting for its go that there is no round, so none waits for pods that are not there.
+void skip_round(KvStore& kv, const RoundSpec& spec);
+
 // A worker, once its Ray runs: waits for the head's go (at most `go_wait`), takes its part
 // (at most `timeout`). Skips a round already done (this worker restarted after it). One line
 // for the log: what it did.

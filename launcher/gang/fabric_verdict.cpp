@@ -8,10 +8,7 @@ namespace launcher::gang {
 
 namespace {
 
-std::string name_of(const VerdictInputs& in, int ordinal) {
-  return ordinal >= 0 && ordinal < static_cast<int>(in.pods.size()) ? in.pods[static_cast<std::size_t>(ordinal)]
-                                                                    : "pod " + std::to_string(ordinal);
-}
+std::string name_of(const VerdictInputs& in, int ordinal) { return pod_name(in.pods, ordinal); }
 
 std::string with_device(const std::string& pod, const std::string& device) {
   return device.empty() ? pod : pod + " (" + device + ")";

@@ -30,4 +30,9 @@ RingPart ring_part(int ordinal, int nodes) {
   return part;
 }
 
+std::string pod_name(const std::vector<std::string>& pods, int ordinal) {
+  return ordinal >= 0 && ordinal < static_cast<int>(pods.size()) ? pods[static_cast<std::size_t>(ordinal)]
+                                                                 : "pod " + std::to_string(ordinal);
+}
+
 }  // namespace launcher::gang

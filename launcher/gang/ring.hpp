@@ -1,5 +1,6 @@
 #pragma once
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace launcher::gang {
@@ -26,5 +27,8 @@ struct RingPart {
   std::optional<int> connects_to; // the server this pod's client connects to
 };
 RingPart ring_part(int ordinal, int nodes);
+
+// Pod `ordinal`'s name from `pods` (names by ordinal), or "pod N" when it has none.
+std::string pod_name(const std::vector<std::string>& pods, int ordinal);
 
 }  // namespace launcher::gang
