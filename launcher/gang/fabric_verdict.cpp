@@ -24,7 +24,9 @@ std::string failure_line(const VerdictInputs& in, const LinkReport& r) {
   const std::string server = with_device(name_of(in, r.link.server), r.server_device);
   switch (r.failure) {
     case LinkFailure::client_setup:
-      return "fabric link " + arrow(in, r.link) + ": " + client + " cannot run the test: " + r.problem;
+      return "fabric link " + arrow(in, r.link) + ": " + client + " cannot run the test: " + r.problem +
+             " (fix: put fi_pingpong in the image, as the EFA installer does in /opt/amazon/efa/bin, or set "
+             "--fabric-pingpong)";
     case LinkFailure::server_setup:
       return "fabric link " + arrow(in, r.link) + ": " + server + " could not serve the test: " + r.problem +
              " (fix: put fi_pingpong in the image or set --fabric-pingpong; free the port)";

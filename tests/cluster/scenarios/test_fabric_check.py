@@ -13,10 +13,10 @@ from harness.scenario import lines, raylaunch_cluster, wait_log  # noqa: E402
 from harness.testing import Skip, main  # noqa: E402
 
 # A floor every healthy link here clears (a tcp link between two pods of this machine carries
-# 40-200 MB/s with 1 MiB messages: less when six busy-polling fi_pingpong share 2 cores with
-# Ray), which a rate-limited one (16 Mbit/s: ~3 MB/s measured) does not.
+# 25-330 MB/s with 1 MiB messages: the less when six busy-polling fi_pingpong share 2 cores with
+# Ray and a build), which a rate-limited one (8 Mbit/s: 1-2 MB/s measured) does not.
 FABRIC_ENV = {"RAYLAUNCH_FABRIC_CHECK": "on", "RAYLAUNCH_FABRIC_PROVIDER": "tcp",
-              "RAYLAUNCH_FABRIC_MIN_BANDWIDTH": "10M", "RAYLAUNCH_FABRIC_CHECK_TIMEOUT": "30s"}
+              "RAYLAUNCH_FABRIC_MIN_BANDWIDTH": "5M", "RAYLAUNCH_FABRIC_CHECK_TIMEOUT": "30s"}
 
 
 def require_pingpong():
@@ -35,7 +35,7 @@ def test_three_pods_pass_and_the_head_prints_the_table():
         for link in ("training-0 → training-1", "training-1 → training-2", "training-2 → training-0"):
             row = [t for t in lines(head, link) if " us " in t and "/s" in t]
             assert row and row[0].rstrip().endswith("ok"), f"{link}: {row}\n{table[-3000:]}"
-        assert "fabric check (tcp, 3 links, floor 10 MB/s from RAYLAUNCH_FABRIC_MIN_BANDWIDTH" in table, table[-3000:]
+        assert "fabric check (tcp, 3 links, floor 5 MB/s from RAYLAUNCH_FABRIC_MIN_BANDWIDTH" in table, table[-3000:]
         wait_log(c, "training-0", "PROGRAM started on training-0", 120)
         print(f"3 pods: the program started {time.monotonic() - started:.1f} s after the pods did")
         for worker in ("training-1", "training-2"):
