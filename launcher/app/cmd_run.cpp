@@ -9,6 +9,7 @@
 #include "app/commands.hpp"
 #include "app/targets.hpp"
 #include "app/run_waits.hpp"
+#include "app/run_watches.hpp"
 #include "gcs/probe.hpp"
 #include "health/health_service.hpp"
 #include "health/http_server.hpp"
@@ -18,6 +19,7 @@
 #include "supervisor/executable.hpp"
 #include "supervisor/supervisor.hpp"
 #include "util/fatal.hpp"
+#include "util/platform.hpp"
 #include "util/strings.hpp"
 #include "version.hpp"
 
@@ -139,7 +141,7 @@ bool waits_for_redis(const Plan& plan) {
                      [](const Action& a) { return std::holds_alternative<WaitForRedis>(a); });
 }
 
-supervisor::Settings lifecycle_settings(const Plan& plan, const Config& config) {
+supervisor::Settings lifecycle_settings(const Plan& plan, const Config& config, const WatchSettings& watches) {
   supervisor::Settings s;
   s.head = plan.identity.role == Role::head;
   s.preflight = waits_for_redis(plan);
@@ -154,6 +156,7 @@ supervisor::Settings lifecycle_settings(const Plan& plan, const Config& config) 
   s.drain = !s.head;
   s.restarts = s.head ? config.restarts : 0;
   s.restart_window = config.restart_window;
+  s.watch_command = s.head && !s.exec && watches.any();
   return s;
 }
 
@@ -170,7 +173,7 @@ VersionPolicy version_policy(const Plan& plan, const Config& config, const Progr
 }
 
 int supervise(const Plan& plan, const Config& config, Programs programs, const gcs::Credentials& credentials,
-              std::shared_ptr<const redis::TlsClient> redis_tls, VersionPolicy versions) {
+              std::shared_ptr<const redis::TlsClient> redis_tls, VersionPolicy versions, WatchSettings watching) {
   // gRPC is initialised for the life of the process and never shut down: the last channel's
   // destructor would run grpc_shutdown, which waits for gRPC's own threads, and at a pod's pids
   // limit it waits for ever for threads it cannot make. PID 1 exits with its code instead (the
@@ -180,6 +183,12 @@ int supervise(const Plan& plan, const Config& config, Programs programs, const g
   supervisor::RunState state;
   state.head = plan.identity.role == Role::head;
   state.nodes_wanted = plan.identity.nodes;
+
+  // The watches of the command's runs (head): EFA counters and NCCL's RAS, on a thread of their own.
+  watch::WatchBoard board;
+  watching.gcs = std::string(platform::k_loopback) + ":" + std::to_string(plan.identity.ray_port);
+  watching.credentials = credentials;
+  RunWatches watches(watching, board);
 
   // The resident health endpoint, on the same loop (its probe RPCs on a thread of their own).
   gcs::Prober prober(probe_target(plan.identity, config), credentials);
@@ -191,7 +200,7 @@ int supervise(const Plan& plan, const Config& config, Programs programs, const g
         io,
         [&prober](ProbeKind kind) { return prober.probe(kind); },
         k_probe_cache_age);
-    service = std::make_unique<health::HealthService>(state, *probes, k_version);
+    service = std::make_unique<health::HealthService>(state, *probes, k_version, &board);
     try {
       server = std::make_unique<health::HttpServer>(
           io, config.health_port, [&service](const std::string& m, const std::string& p, health::Respond r) {
@@ -206,7 +215,9 @@ int supervise(const Plan& plan, const Config& config, Programs programs, const g
   }
 
   supervisor::RunSpec spec;
-  spec.settings = lifecycle_settings(plan, config);
+  spec.settings = lifecycle_settings(plan, config, watching);
+  spec.start_watches = [&watches](std::function<void(supervisor::StopCommand)> stop) { watches.start(std::move(stop)); };
+  spec.stop_watches = [&watches] { watches.stop(); };
   spec.ray = std::move(programs.ray);
   spec.command = std::move(programs.command);
   spec.ray_stop = std::move(programs.ray_stop);
@@ -225,7 +236,8 @@ int supervise(const Plan& plan, const Config& config, Programs programs, const g
 int cmd_run(const Invocation& inv) {
   const Config& config = inv.config;
   try {
-    const Plan plan = make_plan(config, gather_pod_facts(config, inv.env), inv.command);  // 64 on bad settings
+    const PodFacts facts = gather_pod_facts(config, inv.env);
+    const Plan plan = make_plan(config, facts, inv.command);                         // 64 on bad settings
     spdlog::info("raylaunch {} run: {} is the {} (ordinal {} of {}); head {}", k_version, plan.identity.hostname,
                  to_string(plan.identity.role), plan.identity.ordinal, plan.identity.nodes,
                  plan.identity.head_address());
@@ -237,7 +249,8 @@ int cmd_run(const Invocation& inv) {
     apply_environment(plan);                                                         // inherited by everything
     VersionPolicy versions = version_policy(plan, config, programs, inv.env);
     spdlog::info("ray start: {}", display_argv(plan.ray_start));
-    return supervise(plan, config, programs, credentials, std::move(redis_tls), std::move(versions));
+    WatchSettings watches = watch_settings(config, facts.node.efa_devices, plan.child_env(inv.env));
+    return supervise(plan, config, programs, credentials, std::move(redis_tls), std::move(versions), std::move(watches));
   } catch (const Fatal& e) {
     // Nothing was started: the kubelet still gets the reason as the termination message.
     supervisor::write_termination_message(config.termination_log, termination_line(e.lines()));

@@ -18,6 +18,8 @@ enum class OutputFormat { text, json };
 enum class LogFormat { text, json };
 enum class OnSuccess { exit, stay };
 enum class ForwardSignals { group, leader };  // the command's process group, or its process alone
+enum class WatchMode { automatic, on, off };  // a watch while the command runs: when it can, always, never
+enum class OnStuck { warn, stop };            // a stuck NCCL collective: say so, or stop the command (76)
 
 const char* to_string(ChecksPolicy p);
 const char* to_string(OnSuccess o);
@@ -72,6 +74,15 @@ struct Config {
   std::chrono::milliseconds restart_window{0};
   std::optional<int> min_nodes;                // head: a quorum (nullopt: exactly `nodes`)
   std::chrono::milliseconds quorum_grace{0};
+  // Watches while the command runs (issue 27): the EFA counters, NCCL's RAS.
+  WatchMode efa_watch = WatchMode::automatic;
+  std::chrono::milliseconds efa_idle_after{0};
+  bool efa_idle_readyz = false;
+  WatchMode nccl_ras = WatchMode::automatic;
+  std::optional<net::HostPort> nccl_ras_address;  // an IP literal and port; nullopt: NCCL_RAS_ADDR or the default
+  std::chrono::milliseconds nccl_ras_interval{0};
+  int nccl_ras_polls = 0;
+  OnStuck nccl_ras_on_stuck = OnStuck::warn;
   bool exec = false;
   // The gang fabric check (issue 27): fi_pingpong between the pods after the join barrier.
   bool fabric_check = false;

@@ -121,4 +121,21 @@ std::string ray_bool(const std::string& text, bool& out) {
   return "";
 }
 
+std::string nccl_ras_address(const std::string& text, std::optional<net::HostPort>& out) {
+  const auto hp = net::parse_host_port(text);
+  const char* expected = "an IP address and port such as 127.0.0.1:28028 (or localhost:28028)";
+  if (!hp) {
+    return expected;
+  }
+  if (hp->host == "localhost") {
+    out = net::HostPort{"127.0.0.1", hp->port};
+    return {};
+  }
+  if (!net::is_ip_literal(hp->host)) {
+    return expected;
+  }
+  out = *hp;
+  return {};
+}
+
 }  // namespace launcher::setting_parsers

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/settings.hpp"
+#include "net/host_port.hpp"
 #include "util/parse.hpp"
 
 namespace launcher::setting_parsers {
@@ -121,6 +122,10 @@ std::string check_absolute_path(std::string_view text, const char* what);
 // `ray start` arguments (RAYLAUNCH_RAY_ARGS): split into words; options raylaunch owns refused;
 // a --redis-password among them registered as a secret first, so it is never echoed.
 std::string ray_args(const std::string& text, std::vector<std::string>& out);
+
+// NCCL's RAS address as NCCL_RAS_ADDR writes it (host:port; the port alone is not enough): an IP
+// literal or "localhost" (127.0.0.1, NCCL's default), since the watch dials without DNS.
+std::string nccl_ras_address(const std::string& text, std::optional<net::HostPort>& out);
 
 // RAY_USE_TLS, read as Ray reads it.
 std::string ray_bool(const std::string& text, bool& out);

@@ -34,6 +34,11 @@ constexpr Commands k_all = k_ray_clients | Command::redis_cleanup;
 
 constexpr SettingKind k_bare_flag = SettingKind::bare_flag;
 
+// A watch's switch: auto (when the pod has what it watches), on, off.
+auto watch_mode() {
+  return one_of<WatchMode>({{"auto", WatchMode::automatic}, {"on", WatchMode::on}, {"off", WatchMode::off}});
+}
+
 std::string tls_file_path(std::string_view text) { return util::is_printable_text(text) ? "" : "a file path"; }
 
 }  // namespace
@@ -180,6 +185,41 @@ const std::vector<Setting>& settings() {
       {"quorum_grace", "--quorum-grace", "RAYLAUNCH_QUORUM_GRACE", "60s", "",
        "head, with --min-nodes: how long a quorum waits for the rest before the command starts (0: at once)", k_run,
        into<&C::quorum_grace>(duration_or_zero(milliseconds(1)))},
+      // Watches while the command runs (issue 27 items 2 and 3): the pod's EFA port counters (a
+      // silent fallback of NCCL to TCP sockets) and NCCL's RAS (stuck collectives).
+      {"efa_watch", "--efa-watch", "RAYLAUNCH_EFA_WATCH", "auto", "",
+       "head: watch the pod's EFA port counters while the command runs (rates in /metrics; flat on every device "
+       "means NCCL is on sockets): auto (when the pod has EFA devices), on, off",
+       k_run, into<&C::efa_watch>(watch_mode()),
+       SettingKind::value, "See [watching the fabric](#watching-the-fabric-while-the-command-runs)."},
+      {"efa_idle_after", "--efa-idle-after", "RAYLAUNCH_EFA_IDLE_AFTER", "5m", "",
+       "how long every EFA device's counters may stay flat while the command runs before raylaunch says NCCL is on "
+       "sockets (one warning, a metric)",
+       k_run, into<&C::efa_idle_after>(duration())},
+      {"efa_idle_readyz", "--efa-idle-readyz", "RAYLAUNCH_EFA_IDLE_READYZ", "false", "",
+       "fail /readyz while the EFA counters are flat (--efa-idle-after)", k_run, into<&C::efa_idle_readyz>(boolean()),
+       k_bare_flag},
+      {"nccl_ras", "--nccl-ras", "RAYLAUNCH_NCCL_RAS", "auto", "",
+       "head: poll NCCL's RAS (NCCL >= 2.24) while the command runs, for stuck collectives: auto (quiet while nothing "
+       "answers), on (warn when nothing answers), off",
+       k_run, into<&C::nccl_ras>(watch_mode())},
+      {"nccl_ras_address", "--nccl-ras-address", "RAYLAUNCH_NCCL_RAS_ADDRESS", "",
+       "NCCL_RAS_ADDR, else 127.0.0.1:28028 (NCCL's)", "where NCCL's RAS listens: IP:port (or localhost:port)", k_run,
+       into<&C::nccl_ras_address>(setting_parsers::nccl_ras_address)},
+      {"nccl_ras_interval", "--nccl-ras-interval", "RAYLAUNCH_NCCL_RAS_INTERVAL", "30s", "",
+       "how often to poll NCCL's RAS while the command runs", k_run,
+       into<&C::nccl_ras_interval>([](const std::string& t, milliseconds& out) {
+         const std::string why = duration(t, out);
+         return !why.empty() || out >= milliseconds(100) ? why : std::string("a duration of at least 100ms");
+       }),
+       SettingKind::value, "At least 100ms."},
+      {"nccl_ras_polls", "--nccl-ras-polls", "RAYLAUNCH_NCCL_RAS_POLLS", "10", "",
+       "polls in a row a communicator may wait, unchanged, for some of its ranks before it is called stuck", k_run,
+       into<&C::nccl_ras_polls>(int_in(2, 1000))},
+      {"nccl_ras_on_stuck", "--nccl-ras-on-stuck", "RAYLAUNCH_NCCL_RAS_ON_STUCK", "warn", "",
+       "a stuck collective: warn (log the lagging ranks and pods), or stop the command with 76, which --restarts "
+       "runs again",
+       k_run, into<&C::nccl_ras_on_stuck>(one_of<OnStuck>({{"warn", OnStuck::warn}, {"stop", OnStuck::stop}}))},
       {"exec", "--exec", "RAYLAUNCH_EXEC", "false", "",
        "after the barrier, replace raylaunch with the command (execve), for images with their own init; "
        "not with --on-success stay or --health-port",

@@ -15,8 +15,9 @@ constexpr std::chrono::seconds k_raylet_start_window{60};
 
 }  // namespace
 
-HealthService::HealthService(const supervisor::RunState& state, ProbeCache& probes, std::string version)
-    : m_state(state), m_probes(probes), m_version(std::move(version)) {}
+HealthService::HealthService(const supervisor::RunState& state, ProbeCache& probes, std::string version,
+                             const watch::WatchBoard* watches)
+    : m_state(state), m_probes(probes), m_version(std::move(version)), m_watches(watches) {}
 
 void HealthService::handle(const std::string& method, const std::string& path, Respond respond) {
   if (method != "GET" && method != "HEAD") {
@@ -28,7 +29,9 @@ void HealthService::handle(const std::string& method, const std::string& path, R
   } else if (path == "/readyz") {
     readyz(std::move(respond));
   } else if (path == "/metrics") {
-    respond({200, k_metrics_content_type, render_metrics(m_state, m_counts, m_version)});
+    respond({200, k_metrics_content_type,
+             render_metrics(m_state, m_counts, m_version) +
+                 (m_watches != nullptr ? watch::render_watch_metrics(m_watches->get()) : std::string())});
   } else {
     respond({404, "text/plain; charset=utf-8", "not found: try /livez, /readyz or /metrics\n"});
   }
@@ -94,6 +97,10 @@ void HealthService::readyz(Respond respond) {
     const bool why = (phase == Phase::draining || phase == Phase::stopping) && !m_state.reason.empty();
     answer("readyz", false,
            std::string("not ready: ") + supervisor::to_string(phase) + (why ? ": " + m_state.reason : ""), respond);
+    return;
+  }
+  if (const std::string flat = m_watches != nullptr ? watch::watch_not_ready(m_watches->get()) : ""; !flat.empty()) {
+    answer("readyz", false, flat, respond);  // --efa-idle-readyz: NCCL on sockets is no ready pod
     return;
   }
   m_probes.get(ProbeKind::readiness, [this, respond = std::move(respond)](const ProbeResult& a) mutable {

@@ -5,6 +5,7 @@
 #include "health/http_server.hpp"
 #include "health/probe_cache.hpp"
 #include "supervisor/supervisor.hpp"
+#include "watch/watch_metrics.hpp"
 
 namespace launcher::health {
 
@@ -15,10 +16,13 @@ namespace launcher::health {
 //            (a dead head does not fail it: restarting workers does not bring a head back);
 //            after the command succeeded with --on-success stay: 200; stopping: 503.
 //   /readyz  head: its GCS answers; worker: this pod is ALIVE in the head's node table.
-//   /metrics Prometheus text format (render_metrics, below).
+//   /metrics Prometheus text format (render_metrics, below), and the watches' (watch/watch_metrics).
+// `watches` (may be null): what the watches of the command's run saw; with --efa-idle-readyz a
+// flat fabric fails /readyz.
 class HealthService {
  public:
-  HealthService(const supervisor::RunState& state, ProbeCache& probes, std::string version);
+  HealthService(const supervisor::RunState& state, ProbeCache& probes, std::string version,
+                const watch::WatchBoard* watches = nullptr);
 
   // The Router for HttpServer.
   void handle(const std::string& method, const std::string& path, Respond respond);
@@ -31,6 +35,7 @@ class HealthService {
   const supervisor::RunState& m_state;
   ProbeCache& m_probes;
   std::string m_version;
+  const watch::WatchBoard* m_watches;
   std::map<std::string, long> m_counts;  // "livez ok" → requests answered so
 };
 

@@ -120,8 +120,10 @@ std::vector<Effect> Lifecycle::on(const Event& event) {
           return on_leftovers(e);
         } else if constexpr (std::is_same_v<T, GroupGone>) {
           return on_group_gone(e);
-        } else {
+        } else if constexpr (std::is_same_v<T, Stragglers>) {
           return on_stragglers(e);
+        } else {
+          return on_stop_command(e);
         }
       },
       event);
@@ -324,35 +326,20 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
       m_command->leader_running = false;
       m_command->exit_code = e.code;
       killed_gone(out, Child::command);
+      command_leader_gone(out);
+      if (m_phase == Phase::running_command && m_command->stopped_for) {
+        // A watch had it stopped: the run ends with the watch's code (76, retryable), as if the
+        // command had exited with it; what is left of its group keeps the rest of the grace.
+        ChildExited stopped = e;
+        stopped.code = m_command->stopped_for->code;
+        stopped.how = "was stopped (" + m_command->stopped_for->reason + "; it " + e.how + ")";
+        m_command->exit_code = stopped.code;
+        m_command->stopped_for.reset();
+        ended_on_its_own(out, stopped, true);
+        return out;
+      }
       if (m_phase == Phase::running_command) {
-        // It exited on its own: its status is the run's, unless it succeeded under stay, or
-        // failed in a way worth running it again in place.
-        if (restart_after(out, e)) {
-          m_phase = Phase::restarting;
-          m_command->then = CommandRun::Then::rerun;
-        } else if (e.code == 0 && m_s.on_success == OnSuccess::stay) {
-          m_phase = Phase::staying;
-          m_command->then = CommandRun::Then::stay;
-          out.emplace_back(Log{Log::Level::info, "command exited 0 after " + util::format_elapsed(e.ran.value_or(std::chrono::milliseconds(0))) +
-                                                     "; staying up (--on-success stay): Ray and the probes stay "
-                                                     "healthy, nothing reruns; delete the StatefulSet to end the run"});
-        } else {
-          m_phase = Phase::stopping;
-          m_exit_code = e.code;
-          m_reason = with_detail("command " + e.how + (e.ran ? " after " + util::format_elapsed(*e.ran) : ""),
-                                 e.detail);
-          if (m_budget.enabled() && e.code != 0) {
-            m_reason += retryable_exit(e.code) ? " (not run again: the restart budget, " + m_budget.describe() +
-                                                     ", is spent)"
-                                               : " (not run again: exit status " + std::to_string(e.code) +
-                                                     " is not retryable)";
-          }
-        }
-        if (e.group_left > 0) {
-          command_group_left(out, e.group_left, false, false);
-          return out;
-        }
-        after_command(out);
+        ended_on_its_own(out, e, false);
         return out;
       }
       // We stopped it (SIGTERM, or Ray died): the grace is the whole group's, not its leader's.
@@ -371,6 +358,41 @@ std::vector<Effect> Lifecycle::on_exit(const ChildExited& e) {
       return out;
   }
   return out;
+}
+
+void Lifecycle::ended_on_its_own(std::vector<Effect>& out, const ChildExited& e, bool stopped) {
+  // It exited on its own (or a watch stopped it): its status is the run's, unless it
+  // succeeded under stay, or failed in a way worth running it again in place.
+  if (restart_after(out, e)) {
+    m_phase = Phase::restarting;
+    m_command->then = CommandRun::Then::rerun;
+  } else if (e.code == 0 && m_s.on_success == OnSuccess::stay) {
+    m_phase = Phase::staying;
+    m_command->then = CommandRun::Then::stay;
+    out.emplace_back(Log{Log::Level::info, "command exited 0 after " + util::format_elapsed(e.ran.value_or(std::chrono::milliseconds(0))) +
+                                               "; staying up (--on-success stay): Ray and the probes stay "
+                                               "healthy, nothing reruns; delete the StatefulSet to end the run"});
+  } else {
+    m_phase = Phase::stopping;
+    m_exit_code = e.code;
+    m_reason = with_detail("command " + e.how + (e.ran ? " after " + util::format_elapsed(*e.ran) : ""),
+                           e.detail);
+    if (m_budget.enabled() && e.code != 0) {
+      m_reason += retryable_exit(e.code) ? " (not run again: the restart budget, " + m_budget.describe() +
+                                               ", is spent)"
+                                         : " (not run again: exit status " + std::to_string(e.code) +
+                                               " is not retryable)";
+    }
+  }
+  if (e.group_left > 0 && !(stopped && m_command->killed)) {
+    // Stopped by a watch, its group got SIGTERM with it (group mode) and its grace runs.
+    command_group_left(out, e.group_left, stopped && m_s.command_signals == CommandSignals::group, stopped);
+    return;
+  }
+  if (stopped) {
+    out.emplace_back(CancelTimer{Timer::term_grace});
+  }
+  after_command(out);
 }
 
 std::vector<Effect> Lifecycle::on_signal(const SignalReceived& s) {

@@ -66,6 +66,9 @@ struct Settings {
   // times within any `restart_window`, each time after the join barrier again. 0: never.
   int restarts = 0;
   std::chrono::milliseconds restart_window{3'600'000};
+  // Head: the watches (the EFA counters, NCCL's RAS; app/run_watches) run while the command runs:
+  // StartWatches when it is spawned, StopWatches when it exits. Not with `exec`.
+  bool watch_command = false;
 };
 
 // Variables the command gets from the run itself, beyond the plan's environment.
@@ -115,8 +118,14 @@ struct Stragglers {
   int count = 0;
   std::string sample;  // "pid 42 (sleep), pid 43 (python3)"
 };
+// A watch asks for the command to be stopped (a stuck NCCL collective): it gets SIGTERM and the term
+// grace, and its run ends with `code` (76), retryable: with --restarts it runs again in place.
+struct StopCommand {
+  std::string reason;  // one line: what the watch saw
+  int code = 76;       // exit_code::stuck
+};
 using Event = std::variant<Start, WaitFinished, ChildExited, SignalReceived, TimerFired, Leftovers, GroupGone,
-                           Stragglers>;
+                           Stragglers, StopCommand>;
 
 // Effects the supervisor carries out, in order.
 struct StartWait {
@@ -162,8 +171,11 @@ struct Exit {
   int code = 0;
   std::string reason;  // the termination message: one line
 };
+struct StartWatches {};  // the command was spawned: the watches start (Settings::watch_command)
+struct StopWatches {};   // the command's process exited: the watches stop
 using Effect = std::variant<StartWait, CancelWait, Spawn, ExecCommand, SendSignal, KillGroup, WatchGroup, StartTimer,
-                            CancelTimer, CheckLeftovers, CheckStragglers, SignalStragglers, Log, Exit>;
+                            CancelTimer, CheckLeftovers, CheckStragglers, SignalStragglers, Log, Exit, StartWatches,
+                            StopWatches>;
 
 // What `run` does, as a state machine with no processes, clocks or sockets in it: events in,
 // effects out. Unit-tested on its own (tests/supervisor/test_supervisor_lifecycle.cpp); the
@@ -207,6 +219,7 @@ class Lifecycle {
   std::vector<Effect> on_leftovers(const Leftovers& l);
   std::vector<Effect> on_group_gone(const GroupGone& g);
   std::vector<Effect> on_stragglers(const Stragglers& s);
+  std::vector<Effect> on_stop_command(const StopCommand& s);
 
   // Begin the shutdown: remember how the run ends, stop the command (if any) then Ray.
   void shut_down(std::vector<Effect>& out, int code, std::string reason, std::optional<int> command_signal);
@@ -221,6 +234,9 @@ class Lifecycle {
   void start_drain(std::vector<Effect>& out, int signo);
   // Head: the command exited on its own; whether it runs again (the reason says why not).
   bool restart_after(std::vector<Effect>& out, const ChildExited& e);
+  // Head: the command's process ended while it ran, by itself or (`stopped`) stopped by a watch
+  // with `e` rewritten to the watch's code: rerun, stay or stop, after what is left of its group.
+  void ended_on_its_own(std::vector<Effect>& out, const ChildExited& e, bool stopped);
   void run_command(std::vector<Effect>& out);
   Exit exit_now() const;
   // The command's leader exited and `left` processes remain in its group: they get the stop
@@ -237,6 +253,8 @@ class Lifecycle {
   void killed_too_long(std::vector<Effect>& out);
   // The child (or group) the kill bound waits for has gone: the bound is off.
   void killed_gone(std::vector<Effect>& out, Child which);
+  // The command's process is gone (exited, or given up on after SIGKILL): the watches stop.
+  void command_leader_gone(std::vector<Effect>& out);
 
   // Everything that belongs to one run of the command, made anew by run_command(): nothing of a
   // run (its group waited for, SIGKILL sent to it, what comes after it) reaches the next one.
@@ -247,6 +265,7 @@ class Lifecycle {
     bool killed = false;         // SIGKILL went to its group
     Then then = Then::stop_ray;
     std::optional<int> exit_code;  // its leader's status, once it exited
+    std::optional<StopCommand> stopped_for;  // a watch had it stopped: its run ends with that code
   };
   bool command_running() const { return m_command && m_command->leader_running; }
   bool group_wait() const { return m_command && m_command->group_wait; }

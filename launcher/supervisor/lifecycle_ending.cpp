@@ -146,6 +146,7 @@ void Lifecycle::killed_too_long(std::vector<Effect>& out) {
   } else if (which == Child::command && command_running()) {
     out.emplace_back(Log{Log::Level::warn, "the command" + late + ": stopping Ray without waiting for it"});
     m_command->leader_running = false;
+    command_leader_gone(out);
     m_reason += "; the command" + late;
     after_command(out);
   } else if (which == Child::ray && m_ray_running) {
@@ -298,6 +299,29 @@ void Lifecycle::start_drain(std::vector<Effect>& out, int signo) {
   out.emplace_back(StartTimer{Timer::term_grace, m_s.term_grace + k_drain_overrun});
 }
 
+std::vector<Effect> Lifecycle::on_stop_command(const StopCommand& s) {
+  std::vector<Effect> out;
+  if (m_phase != Phase::running_command || !command_running() || m_command->stopped_for) {
+    return out;  // the command is not running (or already being stopped): nothing to stop
+  }
+  m_command->stopped_for = s;
+  m_stop_signal = SIGTERM;
+  out.emplace_back(Log{Log::Level::warn,
+                       s.reason + ": stopping the command (SIGTERM, SIGKILL after the term grace, " +
+                           util::format_duration(m_s.term_grace) + "); its run ends with " + std::to_string(s.code) +
+                           (m_budget.enabled() ? ", and it runs again in place if the restart budget allows"
+                                               : " (RAYLAUNCH_RESTARTS=0: not run again)")});
+  out.emplace_back(to_command(SIGTERM));
+  out.emplace_back(StartTimer{Timer::term_grace, m_s.term_grace});
+  return out;
+}
+
+void Lifecycle::command_leader_gone(std::vector<Effect>& out) {
+  if (m_s.watch_command && !m_s.exec) {
+    out.emplace_back(StopWatches{});
+  }
+}
+
 bool Lifecycle::restart_after(std::vector<Effect>& out, const ChildExited& e) {
   if (!m_budget.enabled() || !retryable_exit(e.code) || !m_budget.take(e.at)) {
     return false;
@@ -328,6 +352,9 @@ void Lifecycle::run_command(std::vector<Effect>& out) {
     out.emplace_back(ExecCommand{std::move(env)});
   } else {
     out.emplace_back(Spawn{Child::command, std::move(env)});
+    if (m_s.watch_command) {
+      out.emplace_back(StartWatches{});
+    }
   }
 }
 

@@ -455,6 +455,20 @@ struct Supervisor::Impl {
     spdlog::log(level, "{}", l.text);
   }
 
+  void apply(const StartWatches&) {
+    if (spec.start_watches) {
+      // Called on the watches' thread: asio::post is safe from any thread, and the watches are
+      // stopped (joined) before this Impl goes (StopWatches, and Supervisor::run's end).
+      spec.start_watches([this](StopCommand c) { post_event(std::move(c)); });
+    }
+  }
+
+  void apply(const StopWatches&) {
+    if (spec.stop_watches) {
+      spec.stop_watches();
+    }
+  }
+
   void apply(const Exit& e) {
     exited = true;
     exit_code = e.code;
@@ -506,6 +520,9 @@ int Supervisor::run() {
     write_termination_message(s.spec.termination_log, std::string("internal error in raylaunch: ") + e.what());
     s.exited = true;
     s.exit_code = exit_code::software;
+  }
+  if (s.spec.stop_watches) {
+    s.spec.stop_watches();  // none may post to this loop once it is gone
   }
   s.wait_thread.request_stop();
   if (s.wait_thread.joinable()) {

@@ -61,6 +61,11 @@ struct RunSpec {
   SpawnRequest ray_stop;
   std::function<WaitFinished(Wait which, std::stop_token stop)> wait;
   std::string termination_log;  // "" to skip
+  // The watches of a run of the command (app/run_watches), when Settings::watch_command: started
+  // (StartWatches) with a function that asks, from the watches' own thread, for the command to be
+  // stopped (a StopCommand event on the loop); stopped and joined (StopWatches) when it exits.
+  std::function<void(std::function<void(StopCommand)> stop_command)> start_watches;
+  std::function<void()> stop_watches;
 };
 
 // PID 1 duties on one Asio event loop: the termination signals and SIGCHLD read from a

@@ -31,6 +31,10 @@ const std::vector<ExitCodeInfo>& exit_code_list() {
       {io_error, "", "EX_IOERR", "output not written", "the output (`plan`, `status`) could not be written"},
       {temp_fail, "", "EX_TEMPFAIL", "join barrier timed out",
        "the join barrier timed out; the line names the missing pods"},
+      {stuck, "", "stuck", "the command stopped for a stuck NCCL collective (retryable)",
+       "the command was stopped because an NCCL communicator made no progress across `--nccl-ras-polls` polls of "
+       "NCCL's RAS (`--nccl-ras-on-stuck stop`); retryable: with `--restarts` it runs again in place, from its last "
+       "checkpoint, before NCCL's own watchdog would have ended it"},
       {no_permission, "", "EX_NOPERM", "redis-cleanup refused by Redis' ACL (NOPERM)",
        "`redis-cleanup`: Redis' ACL refused a command (NOPERM); no retry heals it (the Job fails at once)"},
       {config, "", "EX_CONFIG", "a node check failed (checks=strict)",

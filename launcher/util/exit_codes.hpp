@@ -15,6 +15,7 @@ inline constexpr int software = 70;        // EX_SOFTWARE: a bug in raylaunch (u
 inline constexpr int os_error = 71;        // EX_OSERR: a system call failed (the signalfd at run's start)
 inline constexpr int io_error = 74;        // EX_IOERR: output could not be written (stdout full)
 inline constexpr int temp_fail = 75;       // EX_TEMPFAIL: join barrier timed out
+inline constexpr int stuck = 76;           // the command stopped for a stuck NCCL collective (retryable)
 inline constexpr int no_permission = 77;   // EX_NOPERM: redis-cleanup's ACL user may not (NOPERM): no retry heals it
 inline constexpr int config = 78;          // EX_CONFIG: a node check failed in strict mode
 inline constexpr int not_executable = 126;  // the launch command exists but cannot be executed

@@ -56,6 +56,14 @@ inline constexpr std::uint64_t k_ray_require_shm_threshold = 10'000'000'000ULL;
 inline constexpr const char* k_ray_service_account_token = "/var/run/secrets/ray.io/serviceaccount/token";
 inline constexpr const char* k_k8s_service_account_token = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
+// --- NCCL ------------------------------------------------------------------------------------
+
+// Where NCCL's RAS (NCCL >= 2.24) listens for clients unless NCCL_RAS_ADDR says otherwise:
+// "localhost:" NCCL_RAS_CLIENT_PORT, 28028 (src/ras/client_support.cc rasClientInitSocket and
+// src/ras/ras_internal.h, NVIDIA/nccl v2.30.4).
+inline constexpr int k_nccl_ras_port = 28028;
+inline constexpr const char* k_nccl_ras_addr_env = "NCCL_RAS_ADDR";
+
 // --- Kubernetes ------------------------------------------------------------------------------
 
 // The container's shared-memory tmpfs: 64 MiB unless an emptyDir {medium: Memory} is mounted

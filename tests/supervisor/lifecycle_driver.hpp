@@ -81,6 +81,10 @@ inline std::string word(const Effect& e) {
           return "signal:stragglers:" + std::to_string(x.signo);
         } else if constexpr (std::is_same_v<T, Log>) {
           return "log";
+        } else if constexpr (std::is_same_v<T, StartWatches>) {
+          return "watches:start";
+        } else if constexpr (std::is_same_v<T, StopWatches>) {
+          return "watches:stop";
         } else {
           return "exit:" + std::to_string(x.code);
         }
