@@ -151,7 +151,8 @@ supervisor::Settings lifecycle_settings(const Plan& plan, const Config& config, 
                                                                        : supervisor::CommandSignals::group;
   s.term_grace = config.term_grace;
   s.ray_stop_grace = config.ray_stop_grace;
-  s.watch_head = !s.head && config.head_watch.count() > 0;
+  // The worker's part of the gang fabric check runs on the watch's thread, before the watch.
+  s.watch_head = !s.head && (config.head_watch.count() > 0 || plan.fabric_check.has_value());
   s.drain = !s.head;
   s.restarts = s.head ? config.restarts : 0;
   s.restart_window = config.restart_window;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "app/fabric_wait.hpp"
 #include "gcs/cluster_versions.hpp"
 #include "gcs/waits.hpp"
 #include "gcs/head_watch.hpp"
@@ -126,6 +127,16 @@ WaitFinished RunWaits::join(std::stop_token stop) {
   if (r.end == util::WaitEnd::ready) {
     m_state.nodes_present.store(done.nodes);
   }
+  if (r.end == util::WaitEnd::ready && m_plan.fabric_check && !m_fabric_checked) {
+    // Once per head start, right after the first barrier (a rerun in place has the same gang).
+    m_fabric_checked = true;
+    gcs::GcsClient local(std::string(platform::k_loopback) + ":" + std::to_string(m_plan.identity.ray_port),
+                         m_credentials);
+    WaitFinished fabric = head_fabric_check(m_plan, m_config, local, m_state, done.nodes, stop);
+    if (fabric.end != util::WaitEnd::ready) {
+      return fabric;
+    }
+  }
   return done;
 }
 
@@ -178,6 +189,14 @@ WaitFinished RunWaits::check_versions(std::stop_token stop) {
 }
 
 WaitFinished RunWaits::watch(std::stop_token stop) {
+  if (m_plan.fabric_check && !m_fabric_checked) {
+    // The worker's part of the gang fabric check, before the watch: Ray runs already.
+    m_fabric_checked = true;
+    worker_fabric_check(m_plan, m_config, head_client(), stop);
+    if (m_config.head_watch.count() == 0 || stop.stop_requested()) {
+      return {Wait::watch, util::WaitEnd::stopped, ""};  // no watch: Ray runs on unwatched
+    }
+  }
   if (!m_watch) {
     m_watch = std::make_unique<gcs::HeadWatch>(head_client(), m_plan.identity.hostname,
                                                static_cast<std::uint64_t>(m_state.ray_started_wall_ms.load()));

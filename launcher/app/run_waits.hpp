@@ -64,6 +64,7 @@ class RunWaits {
   VersionPolicy m_versions;
   std::unique_ptr<gcs::GcsClient> m_head;      // the watch's and the drain's channel
   std::unique_ptr<gcs::HeadWatch> m_watch;
+  bool m_fabric_checked = false;  // the gang fabric check ran (once per process)
 };
 
 }  // namespace launcher

@@ -84,6 +84,12 @@ struct Config {
   int nccl_ras_polls = 0;
   OnStuck nccl_ras_on_stuck = OnStuck::warn;
   bool exec = false;
+  // The gang fabric check (issue 27): fi_pingpong between the pods after the join barrier.
+  bool fabric_check = false;
+  std::string fabric_provider;
+  std::optional<std::uint64_t> fabric_min_bandwidth;  // bytes/s; nullopt: the instance table's floor
+  std::chrono::milliseconds fabric_check_timeout{0};
+  std::string fabric_pingpong;                        // "": /opt/amazon/efa/bin, then PATH
   std::string termination_log;
   OutputFormat output = OutputFormat::text;
   LogFormat log_format = LogFormat::text;

@@ -224,6 +224,31 @@ const std::vector<Setting>& settings() {
        "after the barrier, replace raylaunch with the command (execve), for images with their own init; "
        "not with --on-success stay or --health-port",
        k_run, into<&C::exec>(boolean()), k_bare_flag},
+      // The gang fabric check (issue 27, docs/run.md#the-gang-fabric-check).
+      {"fabric_check", "--fabric-check", "RAYLAUNCH_FABRIC_CHECK", "off", "",
+       "after the join barrier, test every pod's fabric link to its ring neighbour with fi_pingpong; the head "
+       "prints the table and judges it under --checks (strict: 78): off or on",
+       k_run, into<&C::fabric_check>(one_of<bool>({{"off", false}, {"on", true}}))},
+      {"fabric_provider", "--fabric-provider", "RAYLAUNCH_FABRIC_PROVIDER", "efa", "",
+       "the libfabric provider the fabric check tests (fi_pingpong -p): efa, or any fi_info lists (tcp in tests)",
+       k_run, into<&C::fabric_provider>(text_checked([](std::string_view t) {
+         const bool ok = !t.empty() && t.size() <= 64 &&
+                         t.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_;-") == std::string_view::npos;
+         return ok ? "" : "a provider name such as efa or tcp";
+       }))},
+      {"fabric_min_bandwidth", "--fabric-min-bandwidth", "RAYLAUNCH_FABRIC_MIN_BANDWIDTH", "",
+       "the instance table's floor (a quarter of one EFA device's line rate), else none",
+       "the fabric check's floor per link, bytes/s (10G, 500M): a link below it is named", k_run,
+       into<&C::fabric_min_bandwidth>(size_in(1, k_max_bytes))},
+      {"fabric_check_timeout", "--fabric-check-timeout", "RAYLAUNCH_FABRIC_CHECK_TIMEOUT", "30s", "",
+       "the fabric check's bound: each pod's part, and the head's wait for every link's result", k_run,
+       into<&C::fabric_check_timeout>(duration())},
+      {"fabric_pingpong", "--fabric-pingpong", "RAYLAUNCH_FABRIC_PINGPONG", "",
+       "/opt/amazon/efa/bin/fi_pingpong, else fi_pingpong on PATH", "libfabric's fi_pingpong: a path, or a name "
+       "looked up on PATH",
+       k_run, into<&C::fabric_pingpong>(text_checked([](std::string_view t) {
+         return !util::is_printable_text(t) || t.find(' ') != std::string_view::npos ? "a program name or path" : "";
+       }))},
       // Kubernetes' default terminationMessagePath.
       {"termination_log", "--termination-log", "RAYLAUNCH_TERMINATION_LOG", platform::k_termination_log, "",
        "file for the one-line reason raylaunch exited (Kubernetes termination message)", k_run,

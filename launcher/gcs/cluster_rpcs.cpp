@@ -185,4 +185,40 @@ util::Result<std::optional<std::string>, RpcError> kv_get(GcsClient& client, con
   return std::optional<std::string>{reply.value()};
 }
 
+util::Result<bool, RpcError> kv_put(GcsClient& client, const std::string& key, const std::string& value,
+                                    const std::string& kv_namespace, std::chrono::milliseconds timeout,
+                                    std::stop_token stop) {
+  using R = util::Result<bool, RpcError>;
+  ray::rpc::InternalKVPutRequest request;
+  request.set_key(key);
+  request.set_value(value);
+  request.set_overwrite(true);
+  request.set_namespace_(kv_namespace);
+  auto stub = ray::rpc::InternalKVGcsService::NewStub(client.channel());
+  ray::rpc::InternalKVPutReply reply;
+  const grpc::Status status = unary(client, request, reply, timeout, std::move(stop), nullptr,
+                                    [&](auto* c, const auto& q, auto* r) { return stub->InternalKVPut(c, q, r); });
+  if (const auto failed = failure_of(client, status, reply)) {
+    return R::failure(*failed);
+  }
+  return reply.added();
+}
+
+util::Result<std::vector<std::string>, RpcError> kv_keys(GcsClient& client, const std::string& prefix,
+                                                         const std::string& kv_namespace,
+                                                         std::chrono::milliseconds timeout, std::stop_token stop) {
+  using R = util::Result<std::vector<std::string>, RpcError>;
+  ray::rpc::InternalKVKeysRequest request;
+  request.set_prefix(prefix);
+  request.set_namespace_(kv_namespace);
+  auto stub = ray::rpc::InternalKVGcsService::NewStub(client.channel());
+  ray::rpc::InternalKVKeysReply reply;
+  const grpc::Status status = unary(client, request, reply, timeout, std::move(stop), nullptr,
+                                    [&](auto* c, const auto& q, auto* r) { return stub->InternalKVKeys(c, q, r); });
+  if (const auto failed = failure_of(client, status, reply)) {
+    return R::failure(*failed);
+  }
+  return std::vector<std::string>(reply.results().begin(), reply.results().end());
+}
+
 }  // namespace launcher::gcs

@@ -5,6 +5,7 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gcs/gcs_client.hpp"
 #include "gcs/node_table.hpp"
@@ -71,5 +72,16 @@ util::Result<DrainAnswer, RpcError> drain_node(GcsClient& client, const NodeId& 
 util::Result<std::optional<std::string>, RpcError> kv_get(GcsClient& client, const std::string& key,
                                                           const std::string& kv_namespace,
                                                           std::chrono::milliseconds timeout, std::stop_token stop);
+
+// InternalKVGcsService/InternalKVPut, overwriting: `value` under `key` in `kv_namespace`.
+util::Result<bool, RpcError> kv_put(GcsClient& client, const std::string& key, const std::string& value,
+                                    const std::string& kv_namespace, std::chrono::milliseconds timeout,
+                                    std::stop_token stop);
+
+// InternalKVGcsService/InternalKVKeys: the keys of `kv_namespace` that start with `prefix`
+// (the GCS's own order; empty when there are none).
+util::Result<std::vector<std::string>, RpcError> kv_keys(GcsClient& client, const std::string& prefix,
+                                                         const std::string& kv_namespace,
+                                                         std::chrono::milliseconds timeout, std::stop_token stop);
 
 }  // namespace launcher::gcs

@@ -170,6 +170,11 @@ std::string render_metrics(const supervisor::RunState& state, const std::map<std
     out += fmt::format("raylaunch_probe_requests_total{{endpoint=\"{}\",result=\"{}\"}} {}\n", key.substr(0, space),
                        key.substr(space + 1), n);
   }
+  {
+    // The head's gang fabric check, once it ran (rendered by gang/fabric_metrics.cpp).
+    const std::lock_guard lock(state.fabric_mutex);
+    out += state.fabric_metrics;
+  }
   return out;
 }
 

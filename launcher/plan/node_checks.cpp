@@ -253,30 +253,34 @@ struct Row {
 // GPU and EFA counts per full instance. Sources: ../shared/reference/fabric-and-node-checks.md
 // §4.3 (meta-pytorch/torchx named_resources_aws.py; sample-rlinf-on-eks MPIJob comments;
 // sagemaker-hyperpod-cli#282 for p6-b200) and the AWS EC2 accelerated-computing instance
-// specifications (GPU counts; EFA on g5/g6 from 8xlarge up, one device each).
+// specifications (GPU counts; EFA on g5/g6 from 8xlarge up, one device each). The line rate
+// per EFA device: the instance's network bandwidth over its EFA count, from the same AWS
+// specifications (docs.aws.amazon.com/ec2/latest/instancetypes/ac.html, "Network
+// specifications"): p4d/p4de 400 Gbps over 4, p5/p5e 3200 over 32, p5en 3200 over 16, p6-b200
+// 3200 over 8; g5/g6 one device at the instance's rate (25, 40, 50, 100 Gbps).
 constexpr std::array<Row, 22> k_table = {{
-    {"p4d.24xlarge", {8, 4}},
-    {"p4de.24xlarge", {8, 4}},
-    {"p5.48xlarge", {8, 32}},
-    {"p5e.48xlarge", {8, 32}},
-    {"p5en.48xlarge", {8, 16}},
-    {"p6-b200.48xlarge", {8, 8}},
-    {"g5.xlarge", {1, 0}},
-    {"g5.2xlarge", {1, 0}},
-    {"g5.4xlarge", {1, 0}},
-    {"g5.8xlarge", {1, 1}},
-    {"g5.12xlarge", {4, 1}},
-    {"g5.16xlarge", {1, 1}},
-    {"g5.24xlarge", {4, 1}},
-    {"g5.48xlarge", {8, 1}},
-    {"g6.xlarge", {1, 0}},
-    {"g6.2xlarge", {1, 0}},
-    {"g6.4xlarge", {1, 0}},
-    {"g6.8xlarge", {1, 1}},
-    {"g6.12xlarge", {4, 1}},
-    {"g6.16xlarge", {1, 1}},
-    {"g6.24xlarge", {4, 1}},
-    {"g6.48xlarge", {8, 1}},
+    {"p4d.24xlarge", {8, 4, 100}},
+    {"p4de.24xlarge", {8, 4, 100}},
+    {"p5.48xlarge", {8, 32, 100}},
+    {"p5e.48xlarge", {8, 32, 100}},
+    {"p5en.48xlarge", {8, 16, 200}},
+    {"p6-b200.48xlarge", {8, 8, 400}},
+    {"g5.xlarge", {1, 0, 0}},
+    {"g5.2xlarge", {1, 0, 0}},
+    {"g5.4xlarge", {1, 0, 0}},
+    {"g5.8xlarge", {1, 1, 25}},
+    {"g5.12xlarge", {4, 1, 40}},
+    {"g5.16xlarge", {1, 1, 25}},
+    {"g5.24xlarge", {4, 1, 50}},
+    {"g5.48xlarge", {8, 1, 100}},
+    {"g6.xlarge", {1, 0, 0}},
+    {"g6.2xlarge", {1, 0, 0}},
+    {"g6.4xlarge", {1, 0, 0}},
+    {"g6.8xlarge", {1, 1, 25}},
+    {"g6.12xlarge", {4, 1, 40}},
+    {"g6.16xlarge", {1, 1, 25}},
+    {"g6.24xlarge", {4, 1, 50}},
+    {"g6.48xlarge", {8, 1, 100}},
 }};
 
 }  // namespace
@@ -288,6 +292,15 @@ std::optional<InstanceShape> instance_shape(std::string_view instance_type) {
     }
   }
   return std::nullopt;
+}
+
+std::optional<std::uint64_t> fabric_floor(std::string_view instance_type) {
+  const auto shape = instance_shape(instance_type);
+  if (!shape || shape->efa_gbps == 0) {
+    return std::nullopt;
+  }
+  // Gbit/s → bytes/s, a quarter of it.
+  return static_cast<std::uint64_t>(shape->efa_gbps) * 1'000'000'000ULL / 8 / 4;
 }
 
 }  // namespace launcher

@@ -14,8 +14,14 @@ namespace launcher {
 // What a full instance of a type brings to a pod that requests all of it.
 struct InstanceShape {
   int gpus = 0;
-  int efa = 0;  // vpc.amazonaws.com/efa devices
+  int efa = 0;          // vpc.amazonaws.com/efa devices
+  int efa_gbps = 0;     // the line rate of one of them, Gbit/s (0: no EFA)
 };
+
+// The gang fabric check's default floor for a type: a quarter of one EFA device's line rate,
+// bytes/s (fi_pingpong runs one stream over one device; a healthy one carries well over that
+// with 1 MiB messages, a downtrained or misrouted one far less). nullopt without EFA.
+std::optional<std::uint64_t> fabric_floor(std::string_view instance_type);
 
 // Looks up an EC2 instance type ("p4de.24xlarge", as DMI product_name reports it).
 // nullopt for types not in the table (a workstation, an unknown family).

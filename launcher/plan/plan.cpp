@@ -58,6 +58,24 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
     plan.quorum_grace = config.quorum_grace;
   }
   plan.instance_type = facts.node.instance_type;
+  if (config.fabric_check && plan.identity.nodes > 1) {
+    FabricCheckPlan f;
+    f.provider = config.fabric_provider;
+    f.timeout = config.fabric_check_timeout;
+    f.pingpong = config.fabric_pingpong;
+    f.device = facts.node.efa_devices.empty() ? "" : facts.node.efa_devices.front();
+    if (config.fabric_min_bandwidth) {
+      f.min_bandwidth = *config.fabric_min_bandwidth;
+      f.min_bandwidth_source = config.source_of(&Config::fabric_min_bandwidth);
+    } else if (const auto floor = fabric_floor(plan.instance_type)) {
+      f.min_bandwidth = *floor;
+      f.min_bandwidth_source = "instance table: a quarter of one EFA device of " + plan.instance_type;
+    } else {
+      f.min_bandwidth_source = plan.instance_type.empty() ? std::string("instance type unknown")
+                                                          : plan.instance_type + " has no EFA floor";
+    }
+    plan.fabric_check = f;
+  }
 
   Expectations expect = settle_expectations(config, facts.node);
   plan.expected_gpus = expect.gpus;

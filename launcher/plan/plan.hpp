@@ -23,6 +23,17 @@ namespace launcher {
 std::vector<std::string> ray_start_argv(const Config& config, const PodIdentity& id, int num_gpus,
                                         const ObjectStoreSize& store);
 
+// The gang fabric check (--fabric-check on), run after the join barrier: what it tests and its
+// bounds. `run` carries it out (app/fabric_wait.cpp); `plan` shows it.
+struct FabricCheckPlan {
+  std::string provider;
+  std::uint64_t min_bandwidth = 0;  // bytes/s; 0: no floor (only failed links count)
+  std::string min_bandwidth_source;
+  std::chrono::milliseconds timeout{0};
+  std::string pingpong;             // the setting; "" : /opt/amazon/efa/bin, then PATH
+  std::string device;               // this pod's first EFA device, "" when none
+};
+
 // Everything `run` will do, decided before anything starts. `plan` prints it; `run` executes it.
 struct Plan {
   PodIdentity identity;
@@ -39,6 +50,7 @@ struct Plan {
   // ALIVE for quorum_grace. nullopt: exactly `identity.nodes`.
   std::optional<int> min_nodes;
   std::chrono::milliseconds quorum_grace{0};
+  std::optional<FabricCheckPlan> fabric_check;  // nullopt: --fabric-check off, or one pod
   std::string instance_type;
   int expected_gpus = -1;               // -1: no expectation
   int expected_efa = -1;

@@ -110,6 +110,18 @@ std::string render_plan_text(const Plan& plan) {
                                                         util::format_duration(plan.quorum_grace) + " (--min-nodes)"
                                                   : std::string()));
   }
+  if (const auto& f = plan.fabric_check) {
+    // Decimal, as the setting takes it ("10G") and as fi_pingpong measures (MB/sec is 10^6 B/s).
+    const std::string floor =
+        (f->min_bandwidth > 0 ? "floor " + std::to_string(f->min_bandwidth / 1'000'000) + " MB/s" : "no floor") +
+        " (" + f->min_bandwidth_source + ")";
+    line(out, "fabric check",
+         std::string(id.role == Role::head ? "after the join barrier" : "once Ray runs, at the head's go") +
+             ": fi_pingpong (" + (f->pingpong.empty() ? "/opt/amazon/efa/bin, then PATH" : f->pingpong) +
+             ") -p " + f->provider + " -e rdm to the next pod of the ring, up to " +
+             util::format_duration(f->timeout) + "; " + floor +
+             (id.role == Role::head ? "; judged under checks=" + std::string(to_string(plan.checks_policy)) : ""));
+  }
 
   out += "\nchecks (policy " + std::string(to_string(plan.checks_policy)) + "):\n";
   if (plan.checks.empty()) {
@@ -166,6 +178,14 @@ std::string render_plan_json(const Plan& plan) {
   if (plan.min_nodes) {  // only with a quorum: plans without one are as they were
     doc["min_nodes"] = *plan.min_nodes;
     doc["quorum_grace_ms"] = static_cast<std::int64_t>(plan.quorum_grace.count());
+  }
+  if (const auto& f = plan.fabric_check) {  // only with --fabric-check on
+    doc["fabric_check"] = {{"provider", f->provider},
+                           {"min_bandwidth", f->min_bandwidth},
+                           {"min_bandwidth_source", f->min_bandwidth_source},
+                           {"timeout_ms", static_cast<std::int64_t>(f->timeout.count())},
+                           {"pingpong", f->pingpong.empty() ? util::Json(nullptr) : util::Json(f->pingpong)},
+                           {"device", f->device.empty() ? util::Json(nullptr) : util::Json(f->device)}};
   }
   doc["checks_policy"] = to_string(plan.checks_policy);
   // Paths only: the files hold a private key.

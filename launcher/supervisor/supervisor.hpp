@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <stop_token>
 #include <string>
 
@@ -44,6 +45,10 @@ struct RunState {
   std::atomic<int> drains_unsupported{0};
   std::atomic<int> drains_head_gone{0};  // the head went away during it, without GCS fault tolerance
   std::string reason;               // why the run ended (or is ending)
+  // The head's gang fabric check, in Prometheus text, written once by the wait that ran it
+  // (gang/fabric_metrics.cpp) and appended to /metrics; "" before (or without) it.
+  mutable std::mutex fabric_mutex;
+  std::string fabric_metrics;
 };
 
 // What `run` hands the supervisor: the lifecycle's settings, the three programs it may spawn

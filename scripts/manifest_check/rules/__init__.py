@@ -44,6 +44,8 @@ RULES = {
     "termination-message": "raylaunch containers use terminationMessagePolicy: FallbackToLogsOnError",
     "indexed-job": "a multi-node Job is Indexed with a successPolicy on index 0, fails at its first failed index "
                    "(backoffLimitPerIndex: 0 with maxFailedIndexes: 0) and has RAYLAUNCH_JOIN_TIMEOUT >= 1800 s",
+    "fabric-check": "RAYLAUNCH_FABRIC_CHECK is off or on, its timeout a duration; on over EFA (the default "
+                    "provider), the container requests vpc.amazonaws.com/efa",
     "devices": "RAYLAUNCH_GPUS / RAYLAUNCH_EFA equal the nvidia.com/gpu / vpc.amazonaws.com/efa limits; "
                "huge-page requests equal limits",
     "security-context": "raylaunch pods: seccomp RuntimeDefault, no privilege escalation, not privileged, capabilities "

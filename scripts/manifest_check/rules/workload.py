@@ -101,6 +101,7 @@ def cluster_rules(kind, spec, where, pod_spec, cname, container):
         limit = dig(container, "resources", "limits", resource, default=0)
         if present and as_int(value) != as_int(limit):
             problems.append(f'rule devices: {here} {variable} "{value}" != resources.limits {resource} {limit}')
+    problems += fabric_check_rules(here, container)
     for size in ("hugepages-2Mi", "hugepages-1Gi"):
         request = dig(container, "resources", "requests", size)
         limit = dig(container, "resources", "limits", size)
@@ -196,4 +197,29 @@ def kueue_rules(doc, where, template):
                         "Kueue never sees the workload, so the annotation does nothing")
     if len(topology) > 1:
         problems.append(f"rule kueue: {where} sets {' and '.join(topology)}; Kueue takes one topology mode")
+    return problems
+
+
+FABRIC_CHECK_VALUES = ("off", "on")
+
+
+def fabric_check_rules(here, container):
+    """The gang fabric check's settings (docs/run.md#the-gang-fabric-check---fabric-check):
+    RAYLAUNCH_FABRIC_CHECK is off or on; on, it tests EFA unless RAYLAUNCH_FABRIC_PROVIDER names
+    another provider, so the pod must request vpc.amazonaws.com/efa (without it every link fails
+    and, under strict checks, the head exits 78); RAYLAUNCH_FABRIC_CHECK_TIMEOUT is a duration."""
+    problems = []
+    present, check = env_literal(container, "RAYLAUNCH_FABRIC_CHECK")
+    if present and check not in FABRIC_CHECK_VALUES:
+        problems.append(f'rule fabric-check: {here} RAYLAUNCH_FABRIC_CHECK "{check}" is not off or on')
+    timeout = env_value(container, "RAYLAUNCH_FABRIC_CHECK_TIMEOUT", "30s")
+    if timeout is not None and durations.parse_seconds(timeout) is None:
+        problems.append(f'rule fabric-check: {here} RAYLAUNCH_FABRIC_CHECK_TIMEOUT "{timeout}" is not '
+                        f"{durations.EXPECTED}")
+    provider = env_value(container, "RAYLAUNCH_FABRIC_PROVIDER", "efa")
+    efa = as_int(dig(container, "resources", "limits", "vpc.amazonaws.com/efa", default=0)) or 0
+    if check == "on" and provider == "efa" and efa <= 0:
+        problems.append(f"rule fabric-check: {here} RAYLAUNCH_FABRIC_CHECK is on over EFA but the container has no "
+                        "vpc.amazonaws.com/efa limit: every link would fail (request EFA, or set "
+                        "RAYLAUNCH_FABRIC_PROVIDER to a provider the node has)")
     return problems

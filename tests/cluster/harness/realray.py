@@ -49,7 +49,7 @@ def release(venv):
 
 def pod_env(venv):
     """What a user sets on the container to run this Ray on a node without GPUs or EFA."""
-    return {"RAYLAUNCH_GPUS": "0", "RAYLAUNCH_EFA": "0", "RAYLAUNCH_VENV": venv,
+    return {"RAYLAUNCH_GPUS": "0", "RAYLAUNCH_EFA": "0", "RAYLAUNCH_FABRIC_CHECK": "off", "RAYLAUNCH_VENV": venv,
             "RAYLAUNCH_RAY_ARGS": "--num-cpus=1", "RAYLAUNCH_OBJECT_STORE_MEMORY": OBJECT_STORE}
 
 
