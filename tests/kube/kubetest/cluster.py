@@ -349,7 +349,10 @@ class KubeRun:
     def http_get(self, name, port, path, timeout=5):
         """GET from the node, as the kubelet's httpGet probe: (status, body) or (None, error)."""
         import http.client
-        conn = http.client.HTTPConnection(self.pod(name).ip, port, timeout=timeout)
+        ip = self.pod(name).ip
+        if not ip:  # scheduled, its sandbox not up yet: nothing to connect to, as for the kubelet
+            return None, "the pod has no IP yet"
+        conn = http.client.HTTPConnection(ip, port, timeout=timeout)
         try:
             conn.request("GET", path, headers={"User-Agent": "kube-probe/1.35"})
             resp = conn.getresponse()
