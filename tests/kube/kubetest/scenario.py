@@ -13,7 +13,7 @@ them; Ray's own at Ray's defaults except RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S (
 """
 from . import workload
 from .cluster import KubeRun
-from .testing import tracked
+from .testing import eq, tracked
 
 PROGRAM = "/opt/raylaunch-test/ray_program.py"   # in the test image
 SURVIVE = "/opt/raylaunch-test/survive_program.py"  # tests/cluster/survive_program.py
@@ -83,6 +83,13 @@ def program_lines(run, prefix):
 def hostnames(run):
     found = program_lines(run, "hostnames: ")
     return found[0][len("hostnames: "):].split() if found else None
+
+
+def assert_program_saw(run, names=("training-0", "training-1", "training-2")):
+    """The program's run saw every pod's node ALIVE at ray.init() and ran a pinned task in each."""
+    eq(program_lines(run, "ray.init() connected"),
+       [f"ray.init() connected: {len(names)} ALIVE nodes: {' '.join(names)}"], "what ray.init() saw")
+    eq(hostnames(run), list(names), "hostnames of the pinned tasks")
 
 
 def nodes(k, name="training-0"):

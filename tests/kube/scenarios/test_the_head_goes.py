@@ -12,7 +12,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from kubetest.scenario import (assert_clean_end, hostnames, launched, program_lines,  # noqa: E402
+from kubetest.scenario import (assert_clean_end, assert_program_saw, launched,  # noqa: E402
                                raylaunch_run, wait_exit, wait_log)
 from kubetest.testing import eq, main  # noqa: E402
 
@@ -42,9 +42,7 @@ def test_workers_follow_a_recreated_head():
         k.wait_for(lambda: launched(k) == 2, 300, "the program on the new head")
         wait_log(k, "training-0", "staying up (--on-success stay)", 240)
         head = k.pod("training-0").runs[0]
-        eq(program_lines(head, "ray.init() connected"),
-           ["ray.init() connected: 3 ALIVE nodes: training-0 training-1 training-2"], "what ray.init() saw")
-        eq(hostnames(head), ["training-0", "training-1", "training-2"], "hostnames of the pinned tasks")
+        assert_program_saw(head)
         eq([k.pod(w).restart_count for w in WORKERS], [1, 1], "worker restarts")
 
 
