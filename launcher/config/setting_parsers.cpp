@@ -99,6 +99,16 @@ std::string check_absolute_path(std::string_view text, const char* what) {
   return text.empty() || text.front() != '/' || !util::is_printable_text(text) ? std::string(what) : std::string();
 }
 
+std::string check_program(std::string_view text, const char* example) {
+  if (text.find('/') != std::string_view::npos) {
+    const std::string what = "a program name, or an absolute path such as " + std::string(example);
+    return check_absolute_path(text, what.c_str());
+  }
+  return text.empty() || !util::is_printable_text(text) || text.find(' ') != std::string_view::npos
+             ? "a program name or path"
+             : std::string();
+}
+
 std::string ray_args(const std::string& text, std::vector<std::string>& out) {
   out = util::split_words(text);
   register_password_in(text, out);  // first: refused below, and never echoed

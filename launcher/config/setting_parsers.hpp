@@ -119,6 +119,10 @@ auto text_checked(Check check) {
 // An absolute path of printable bytes; `what` says what it names ("an absolute file path").
 std::string check_absolute_path(std::string_view text, const char* what);
 
+// A program to run (`ray`, `fi_pingpong`): a name looked up on PATH, or an absolute path (a
+// relative one would depend on the directory the pod starts in). `example` is such a path.
+std::string check_program(std::string_view text, const char* example);
+
 // `ray start` arguments (RAYLAUNCH_RAY_ARGS): split into words; options raylaunch owns refused;
 // a --redis-password among them registered as a secret first, so it is never echoed.
 std::string ray_args(const std::string& text, std::vector<std::string>& out);

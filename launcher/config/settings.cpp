@@ -112,9 +112,7 @@ const std::vector<Setting>& settings() {
        "At most 168h; `redis-cleanup`: the wait for Redis, then the cleanup itself."},
       // Ray.
       {"ray", "--ray", "RAYLAUNCH_RAY", "ray", "", "the ray CLI: a path, or a name looked up on PATH", k_run,
-       into<&C::ray>(text_checked([](std::string_view t) {
-         return !util::is_printable_text(t) || t.find(' ') != std::string_view::npos ? "a program name or path" : "";
-       }))},
+       into<&C::ray>(text_checked([](std::string_view t) { return check_program(t, "/opt/venv/ray/bin/ray"); }))},
       {"ray_args", "--ray-args", "RAYLAUNCH_RAY_ARGS", "", "none",
        "extra `ray start` arguments, space-separated; appended, and they win (except the options raylaunch owns)",
        k_run, into<&C::ray_args>(setting_parsers::ray_args)},
@@ -247,7 +245,7 @@ const std::vector<Setting>& settings() {
        "/opt/amazon/efa/bin/fi_pingpong, else fi_pingpong on PATH", "libfabric's fi_pingpong: a path, or a name "
        "looked up on PATH",
        k_run, into<&C::fabric_pingpong>(text_checked([](std::string_view t) {
-         return !util::is_printable_text(t) || t.find(' ') != std::string_view::npos ? "a program name or path" : "";
+         return check_program(t, "/opt/amazon/efa/bin/fi_pingpong");
        }))},
       // Kubernetes' default terminationMessagePath.
       {"termination_log", "--termination-log", "RAYLAUNCH_TERMINATION_LOG", platform::k_termination_log, "",

@@ -62,6 +62,17 @@ TEST_CASE("unknown check policies, durations and sizes are refused", "[config][b
   CHECK(one_error({{"output", "yaml"}}) == "--output: \"yaml\" is not valid (expected one of text|json)");
   CHECK(one_error({{"host_root", "relative/dir"}}) ==
         "--host-root: \"relative/dir\" is not valid (expected an absolute directory path)");
+  // Programs: a name on PATH or an absolute path, never one relative to where the pod starts.
+  CHECK(one_error({{"fabric_pingpong", "bin/fi_pingpong"}}) ==
+        "--fabric-pingpong: \"bin/fi_pingpong\" is not valid (expected a program name, or an absolute path such as "
+        "/opt/amazon/efa/bin/fi_pingpong)");
+  CHECK(one_error({{"ray", "venv/bin/ray"}}) ==
+        "--ray: \"venv/bin/ray\" is not valid (expected a program name, or an absolute path such as "
+        "/opt/venv/ray/bin/ray)");
+  CHECK(one_error({{"ray", "ray start"}}) == "--ray: \"ray start\" is not valid (expected a program name or path)");
+  CHECK(one_error({{"fabric_pingpong", "bin/fi_pingpong"}}) ==
+        "--fabric-pingpong: \"bin/fi_pingpong\" is not valid (expected a program name, or an absolute path such as "
+        "/opt/amazon/efa/bin/fi_pingpong)");
   CHECK(one_error({{"address", "training-0"}}) ==
         "--address: \"training-0\" is not valid (expected HOST:PORT such as "
         "training-0.training.ml.svc.cluster.local:6379 (an IPv6 address in brackets: [fd00::1]:6379))");
