@@ -39,7 +39,8 @@ def test_a_busy_worker_is_drained_then_an_idle_one_at_once():
     with raylaunch_run(replicas=2, env=env,
                        launch=survive("--pin", "training-1", "--on-failure", "wait")) as k:
         k.start()
-        old = k.pod("training-1")
+        # The StatefulSet controller creates training-1 after training-0: wait for the watch to see it.
+        old = k.wait_for(lambda: "training-1" in k.pod_names() and k.pod("training-1"), 120, "training-1 created")
         wait_log(k, "training-0", "SURVIVE task on training-1 submitted", 300)
         k.wait_for(lambda: k.exec("training-1", ["test", "-e", "/tmp/survive-task-running"])[0] == 0, 120,
                    "the task running in training-1", period=2)
