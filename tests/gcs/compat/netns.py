@@ -40,7 +40,7 @@ def _set_up_inside():
     # PID 1 ignores SIGTERM unless it handles it: end the test (and so the namespace) on one.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sh("ip", "link", "set", "lo", "up")
-    sh("mount", "-t", "tmpfs", "tmpfs", "/tmp")
+    _private_tmp()
     sh("mount", "-t", "tmpfs", "tmpfs", "/run")
     sh("mount", "-t", "sysfs", "sysfs", "/sys")  # this network namespace's devices
     # Addresses of the nodes live on lo (/32 each). The rest of the subnet goes to a veth whose
@@ -50,6 +50,39 @@ def _set_up_inside():
     sh("ip", "link", "set", "rlv0", "up")
     sh("ip", "link", "set", "rlv1", "up")
     sh("ip", "route", "add", f"{SUBNET}.0/24", "dev", "rlv0")
+
+
+def _kept_under_tmp():
+    """The top-level entries of the host's /tmp this test still needs once /tmp is its own: a
+    checkout cloned with `mktemp -d`, its build tree, a virtualenv or a path the test was given."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    paths = [here, os.getcwd(), sys.executable, *sys.argv, *sys.path, *os.environ.values()]
+    kept = set()
+    for p in paths:
+        for part in str(p).split(os.pathsep):
+            if part.startswith("/tmp/") and len(part) > len("/tmp/"):
+                kept.add(part[len("/tmp/"):].split("/", 1)[0])
+    return sorted(k for k in kept if k not in ("", ".", ".."))
+
+
+def _private_tmp():
+    """A /tmp of its own (Ray's session directories and sockets must not meet another test's),
+    with the host's entries the test needs bound back in: mounting over /tmp hid a checkout under
+    /tmp, and every real-Ray test of it failed at once with FileNotFoundError."""
+    kept = [k for k in _kept_under_tmp() if os.path.exists(os.path.join("/tmp", k))]
+    host_tmp = os.open("/tmp", os.O_RDONLY | os.O_DIRECTORY)  # the host's /tmp, under the tmpfs
+    try:
+        sh("mount", "-t", "tmpfs", "tmpfs", "/tmp")
+        for name in kept:
+            target = os.path.join("/tmp", name)
+            source = f"/proc/{os.getpid()}/fd/{host_tmp}/{name}"
+            if os.path.isdir(source):
+                os.makedirs(target, exist_ok=True)
+            else:
+                open(target, "a").close()
+            sh("mount", "--bind", source, target)
+    finally:
+        os.close(host_tmp)
 
 
 def sh(*argv, check=True):

@@ -32,7 +32,12 @@ def test_the_job_completes_by_its_success_policy():
         assert conds.get("SuccessCriteriaMet") == "SuccessPolicy", conds
         for w in NAMES[1:]:
             run = wait_exit(k, w, 0, 120)
-            assert_clean_end(run, w, 143, "stopped by SIGTERM while Ray ran")
+            # The head is gone before the controller ends the workers: their drain finds no GCS
+            # (the message says "not drained"), and Ray's agents, which ask the GCS, may outlive
+            # `ray start` (the DashboardAgent and RuntimeEnvAgent did on CI), so raylaunch's
+            # `ray stop` fallback may run. Nothing of raylaunch's own may be forced.
+            assert_clean_end(run, w, 143, "stopped by SIGTERM while Ray ran", ray_outlived=True)
+            assert "; not drained: " in (run.message or ""), run.message
         eq(one_pod_per_index(k), {n: 1 for n in NAMES}, "pods per index (none replaced)")
 
 
