@@ -15,6 +15,7 @@ from raytest import Skip, wait_for
 
 SUBNET = "10.77.0"
 _MARK = "RAYLAUNCH_RAY_NAMESPACES"
+HOST_TMP_ENTRIES = "RAYLAUNCH_TEST_HOST_TMP"  # the host's /tmp entries bound back, "/"-separated
 
 
 def enter_namespaces():
@@ -41,7 +42,6 @@ def _set_up_inside():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sh("ip", "link", "set", "lo", "up")
     _private_tmp()
-    sh("mount", "-t", "tmpfs", "tmpfs", "/run")
     sh("mount", "-t", "sysfs", "sysfs", "/sys")  # this network namespace's devices
     # Addresses of the nodes live on lo (/32 each). The rest of the subnet goes to a veth whose
     # peer answers nothing: a packet to an address no node holds any more is dropped without an
@@ -66,23 +66,28 @@ def _kept_under_tmp():
 
 
 def _private_tmp():
-    """A /tmp of its own (Ray's session directories and sockets must not meet another test's),
-    with the host's entries the test needs bound back in: mounting over /tmp hid a checkout under
-    /tmp, and every real-Ray test of it failed at once with FileNotFoundError."""
+    """A /tmp and /run of their own (Ray's session directories and sockets must not meet another
+    test's), with the host's /tmp entries the test needs bound back in: mounting over /tmp hid a
+    checkout under /tmp, and every real-Ray test of it failed at once with FileNotFoundError.
+    The host's /tmp is reached through a bind on the private /run (a /proc/<pid>/fd path would
+    not do: mount(8) resolves it to "/tmp/…", which by then is the new tmpfs)."""
     kept = [k for k in _kept_under_tmp() if os.path.exists(os.path.join("/tmp", k))]
-    host_tmp = os.open("/tmp", os.O_RDONLY | os.O_DIRECTORY)  # the host's /tmp, under the tmpfs
-    try:
-        sh("mount", "-t", "tmpfs", "tmpfs", "/tmp")
-        for name in kept:
-            target = os.path.join("/tmp", name)
-            source = f"/proc/{os.getpid()}/fd/{host_tmp}/{name}"
-            if os.path.isdir(source):
-                os.makedirs(target, exist_ok=True)
-            else:
-                open(target, "a").close()
-            sh("mount", "--bind", source, target)
-    finally:
-        os.close(host_tmp)
+    sh("mount", "-t", "tmpfs", "tmpfs", "/run")
+    host_tmp = "/run/raylaunch-host-tmp"
+    os.makedirs(host_tmp)
+    sh("mount", "--bind", "/tmp", host_tmp)
+    sh("mount", "-t", "tmpfs", "tmpfs", "/tmp")
+    for name in kept:
+        source, target = os.path.join(host_tmp, name), os.path.join("/tmp", name)
+        if os.path.isdir(source):
+            os.makedirs(target, exist_ok=True)
+        else:
+            open(target, "a").close()
+        sh("mount", "--bind", source, target)
+    sh("umount", "--lazy", host_tmp)
+    os.rmdir(host_tmp)
+    # Each node's /tmp is its own too (in-pod): it binds these back the same way.
+    os.environ[HOST_TMP_ENTRIES] = "/".join(kept)
 
 
 def sh(*argv, check=True):

@@ -27,7 +27,7 @@ import time
 from bytecounter import ByteCounter  # noqa: F401
 from raytest import (REPO, Failure, NotInstalled, Skip, current_release, main, releases, venv,  # noqa: F401
                      version_tuple, wait_for, work_dir)
-from netns import (SUBNET, _comm, _gone, _pidns, _wait_gone, add_address, children, enter_namespaces,  # noqa: F401
+from netns import (HOST_TMP_ENTRIES, SUBNET, _comm, _gone, _pidns, _wait_gone, add_address, children, enter_namespaces,  # noqa: F401
                    remove_address)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -258,6 +258,8 @@ class Cluster:
         # would change them (a token, TLS, a proxy, another cluster's address).
         self.base_env = {"PATH": os.path.join(self.venv, "bin") + ":/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
                          "HOME": self.home, "LANG": "C.UTF-8", "RAY_USAGE_STATS_ENABLED": "0"}
+        if os.environ.get(HOST_TMP_ENTRIES):  # for in-pod, which binds them into the node's /tmp
+            self.base_env[HOST_TMP_ENTRIES] = os.environ[HOST_TMP_ENTRIES]
         self.base_env.update(env or {})
 
     def __enter__(self):
