@@ -120,7 +120,7 @@ TEST_CASE("the user's own --labels in --ray-args win: raylaunch steps aside and 
   }
 }
 
-TEST_CASE("--node-labels add to raylaunch's and win for the same key; --default-labels off keeps only them",
+TEST_CASE("the user's --node-labels add to raylaunch's and win for the same key; --default-labels off keeps only them",
           "[labels][plan]") {
   const Config c = config({{"node_labels", "raylaunch/pod-name=trainer,team=vision"}, {"zone", "us-west-2a"}});
   const NodeLabelsPlan plan = plan_node_labels(c, worker(), pod("2.60.0", "m5.large"));
