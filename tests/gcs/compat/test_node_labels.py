@@ -6,6 +6,10 @@ head's command is a Ray program whose tasks carry a `label_selector` (and a plac
 `bundle_label_selector`). Each task returns the node it ran on, named by Ray's node table: it must
 be the pod the labels name. A task whose selector no node matches must stay pending. Ray's own
 label (ray.io/node-id) must still be there beside raylaunch's.
+
+On the pinned releases before 2.45 (ray start --labels takes a JSON dict there and refuses keys
+under ray.io/), one pod each: its node carries raylaunch's own keys and the user's, and none of
+raylaunch's ray.io/ keys, which the plan lists as not passed.
 """
 import json
 import os
@@ -117,5 +121,35 @@ def test_label_selectors_land_on_the_labelled_pod():
           f"training-0's labels {json.dumps(head_labels, sort_keys=True)}", flush=True)
 
 
+OLD_DRIVER = 'import json, ray\nray.init(address="auto")\nprint("RESULT " + json.dumps(ray.nodes()[0]["Labels"]), flush=True)\n'
+
+
+def test_releases_before_2_45_take_the_json_form():
+    old = [v for v, _ in rc.releases() if rc.version_tuple(v) < (2, 45)]
+    expect(old, "tests/ray-releases.txt pins a release before 2.45")
+    for version in old:
+        with Cluster(version, rc.work_dir(f"node-labels-{version}")) as c:
+            head = c.add_node("training-0", head=True)
+            os.makedirs(os.path.join(head.dir, "tmp"), exist_ok=True)
+            with open(os.path.join(head.dir, "tmp", "driver.py"), "w") as f:
+                f.write(OLD_DRIVER)
+            head.env.update({"RAYLAUNCH_ZONE": "us-west-2a", "RAYLAUNCH_CAPACITY_TYPE": "spot",
+                             "RAYLAUNCH_NODE_LABELS": "team=vision"})
+            head.start_raylaunch(nodes=1, command=["python3", "/tmp/driver.py"])
+            wait_for(lambda: not head.alive(), 240, f"the program on Ray {version} to end")
+            with open(head.log, errors="replace") as f:
+                log = f.read()
+            line = next((ln for ln in log.splitlines() if ln.startswith("RESULT ")), None)
+            expect(head.proc.returncode == 0 and line is not None,
+                   f"ray start took raylaunch's --labels on Ray {version} (exit {head.proc.returncode})", log[-4000:])
+            labels = json.loads(line[len("RESULT "):])
+            ours = {k: v for k, v in labels.items() if not k.startswith("ray.io/node")}  # Ray's node id: node_id before 2.4x
+            want = {"raylaunch/capacity-type": "spot", "raylaunch/pod-name": "training-0", "raylaunch/pod-index": "0",
+                    "team": "vision"}
+            expect(ours == want, f"Ray {version}: the node's labels are raylaunch's and the user's, no ray.io/ key",
+                   json.dumps(labels))
+        print(f"  Ray {version}: {json.dumps(labels, sort_keys=True)}", flush=True)
+
+
 if __name__ == "__main__":
-    rc.main(test_label_selectors_land_on_the_labelled_pod)
+    rc.main(test_label_selectors_land_on_the_labelled_pod, test_releases_before_2_45_take_the_json_form)
