@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/label_settings.hpp"
 #include "config/redis_settings.hpp"
 #include "config/settings.hpp"
 #include "net/host_port.hpp"
@@ -44,6 +45,12 @@ struct Config {
   std::string ray;
   std::vector<std::string> ray_args;
   std::optional<std::uint64_t> object_store_memory;
+  // Ray node labels (issue 28, plan/node_labels.hpp): raylaunch's own on or off, their inputs, the user's.
+  bool default_labels = true;
+  std::optional<std::string> zone;
+  std::optional<std::string> region;
+  std::optional<CapacityType> capacity_type;
+  std::vector<LabelPair> node_labels;
   std::optional<std::string> venv;
   ChecksPolicy checks = ChecksPolicy::strict;
   std::optional<int> gpus;

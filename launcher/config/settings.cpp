@@ -1,6 +1,7 @@
 #include "config/settings.hpp"
 
 #include "config/config.hpp"
+#include "config/label_settings.hpp"
 #include "config/redis_settings.hpp"
 #include "config/setting_parsers.hpp"
 #include "net/dns_name.hpp"
@@ -120,6 +121,25 @@ const std::vector<Setting>& settings() {
        "free /dev/shm minus headroom for NCCL and DataLoader", "Ray object store size (bytes, 56Gi, 60G)", k_run,
        into<&C::object_store_memory>(size_in(k_min_object_store, k_max_bytes)), SettingKind::value,
        "From 75Mi (Ray's minimum) to 1024Ti."},
+      // Ray node labels (issue 28; docs/run.md#ray-node-labels): `ray start --labels`.
+      {"default_labels", "--default-labels", "RAYLAUNCH_DEFAULT_LABELS", "on", "",
+       "raylaunch's own Ray node labels (zone, region, market type, accelerator type, the pod's name and index): "
+       "on or off (--node-labels are passed either way)",
+       k_run, into<&C::default_labels>(one_of<bool>({{"on", true}, {"off", false}}))},
+      {"zone", "--zone", "RAYLAUNCH_ZONE", "", "none (the base manifest passes the pod's topology.kubernetes.io/zone)",
+       "the pod's availability zone, as Ray's label ray.io/availability-zone", k_run,
+       into<&C::zone>(setting_parsers::label_value)},
+      {"region", "--region", "RAYLAUNCH_REGION", "", "none (the base manifest passes the pod's topology.kubernetes.io/region)",
+       "the pod's region, as Ray's label ray.io/availability-region", k_run,
+       into<&C::region>(setting_parsers::label_value)},
+      {"capacity_type", "--capacity-type", "RAYLAUNCH_CAPACITY_TYPE", "", "none",
+       "how the node was bought, as its node pool labels it: on-demand, spot, reserved (karpenter.sh/capacity-type) "
+       "or ON_DEMAND, SPOT, CAPACITY_BLOCK (eks.amazonaws.com/capacityType); Ray's label ray.io/market-type",
+       k_run, into<&C::capacity_type>(setting_parsers::capacity_type)},
+      {"node_labels", "--node-labels", "RAYLAUNCH_NODE_LABELS", "", "none",
+       "extra Ray node labels, key=value,key=value (Kubernetes label syntax); they win over raylaunch's own", k_run,
+       into<&C::node_labels>(setting_parsers::node_labels), SettingKind::value,
+       "See [Ray node labels](#ray-node-labels)."},
       {"venv", "--venv", "RAYLAUNCH_VENV", "", "none",
        "a Python virtualenv: <venv>/bin goes first on PATH and VIRTUAL_ENV is set, for ray start and the command",
        k_run, into<&C::venv>(text_checked([](std::string_view t) {

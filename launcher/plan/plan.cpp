@@ -113,7 +113,8 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   }
 
   const int num_gpus = expect.gpus >= 0 ? expect.gpus : facts.node.gpus();
-  plan.ray_start = ray_start_argv(config, plan.identity, num_gpus, plan.object_store);
+  plan.labels = plan_node_labels(config, plan.identity, facts);
+  plan.ray_start = ray_start_argv(config, plan.identity, num_gpus, plan.object_store, plan.labels.args);
   if (const auto raise = nofile_raise(facts.limits)) {
     plan.actions.emplace_back(*raise);
   }
@@ -133,7 +134,7 @@ std::string option_name(const std::string& arg) { return arg.substr(0, arg.find(
 }  // namespace
 
 std::vector<std::string> ray_start_argv(const Config& config, const PodIdentity& id, int num_gpus,
-                                        const ObjectStoreSize& store) {
+                                        const ObjectStoreSize& store, const std::vector<std::string>& labels) {
   std::vector<std::string> ours;
   const std::string port = std::to_string(id.ray_port);
   if (id.role == Role::head) {
@@ -151,6 +152,7 @@ std::vector<std::string> ray_start_argv(const Config& config, const PodIdentity&
   }
   ours.push_back("--node-manager-port=" + std::to_string(config.node_manager_port));
   ours.push_back("--metrics-export-port=" + std::to_string(config.metrics_export_port));
+  ours.insert(ours.end(), labels.begin(), labels.end());
   // With --exec the head's raylaunch becomes the command, which will not supervise `ray start`:
   // without --block it returns once Ray runs, and Ray's processes live on by themselves.
   if (!(config.exec && id.role == Role::head)) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "plan/node_labels.hpp"
 #include "plan/ray_env.hpp"
 #include "plan/object_store.hpp"
 #include "plan/plan_items.hpp"
@@ -20,8 +21,9 @@ namespace launcher {
 // --metrics-export-port (KubeRay's 8080, which the manifests declare and scrape).
 // `config.ray_args` are appended; an option the user gives replaces ours of the same name
 // (the ones raylaunch owns, such as --node-name, are refused when the settings are parsed).
+// `labels`: the node labels' argument (NodeLabelsPlan::args), after ours.
 std::vector<std::string> ray_start_argv(const Config& config, const PodIdentity& id, int num_gpus,
-                                        const ObjectStoreSize& store);
+                                        const ObjectStoreSize& store, const std::vector<std::string>& labels = {});
 
 // The gang fabric check (--fabric-check on), run after the join barrier: what it tests and its
 // bounds. `run` carries it out (app/fabric_wait.cpp); `plan` shows it.
@@ -43,6 +45,7 @@ struct Plan {
   GcsTlsPlan tls;                       // Ray's TLS: on or off, and the paths of its files
   std::vector<Action> actions;          // process-level changes before ray start, in order
   ObjectStoreSize object_store;         // what --object-store-memory says, and why
+  NodeLabelsPlan labels;                // Ray node labels (ray start --labels) and their sources
   std::vector<std::string> ray_start;   // argv, no shell: {"ray", "start", …}
   std::vector<std::string> command;     // the launch command (argv), may be empty
   std::chrono::milliseconds join_timeout{0};

@@ -150,6 +150,9 @@ std::string render_plan_text(const Plan& plan) {
       out += "  " + a + "\n";
     }
   }
+  out += "\nray node labels" +
+         (plan.labels.ray_version.empty() ? std::string() : " (ray start --labels, Ray " + plan.labels.ray_version + ")") +
+         ":\n" + render_labels_text(plan.labels);
   out += "\nray start:\n  " + display_argv(plan.ray_start) + "\n";
   out += "\ncommand:\n  " + (plan.command.empty() ? std::string("(none: the pod runs Ray only)")
                                                     : display_argv(plan.command)) + "\n";
@@ -194,6 +197,7 @@ std::string render_plan_json(const Plan& plan) {
                     {"server_cert", path_or_null(plan.tls.server_cert)},
                     {"server_key", path_or_null(plan.tls.server_key)},
                     {"ca_cert", path_or_null(plan.tls.ca_cert)}};
+  doc["labels"] = labels_json(plan.labels);
   doc["ray_start"] = redacted_argv(plan.ray_start);
   util::Json& env = doc["env"] = util::Json::object();
   for (const EnvVar& v : plan.env) {

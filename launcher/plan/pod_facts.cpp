@@ -71,7 +71,8 @@ PodFacts gather_pod_facts(const Config& config, const EnvMap& env, const util::P
     struct stat st {};
     facts.venv_has_bin = ::stat((*config.venv + "/bin").c_str(), &st) == 0 && S_ISDIR(st.st_mode);
   }
-  if (config.redis_address && config.redis_username) {
+  // REDIS_USERNAME (ray start --redis-username, 2.41+) and the node labels' --labels syntax depend on it.
+  if ((config.redis_address && config.redis_username) || config.default_labels || !config.node_labels.empty()) {
     facts.ray_install = find_ray_install(config.ray, child_path(config.venv, env));  // `ray` as `run` finds it
   }
   return facts;

@@ -12,11 +12,13 @@ namespace {
 constexpr std::uint64_t k_gib = 1ULL << 30;
 
 // Facts from a fake p4de tree, with /dev/shm pinned to a 64Gi tmpfs so output is stable.
-// Limits are a well-configured EKS pod's unless given (never this machine's).
+// Limits are a well-configured EKS pod's unless given (never this machine's); the installed Ray
+// (which the node labels' --labels syntax follows) is 2.60.0, whatever this machine has.
 PodFacts p4de_pod(const NodeTree& tree, const std::string& hostname, EnvMap env = {},
                   const util::ProcessLimits& limits = fixtures::eks_limits()) {
   PodFacts f = gather_pod_facts(fixtures::config({{"host_root", tree.path()}, {"hostname", hostname}}, env), env, limits);
   f.node.shm = ShmFacts{64 * k_gib, 64 * k_gib, true};
+  f.ray_install = parse_ray_metadata("Version: 2.60.0\n", "/opt/venv/lib/python3.11/site-packages/ray-2.60.0.dist-info/METADATA");
   return f;
 }
 

@@ -2,8 +2,8 @@
 
 Each rule names what it enforces in RULES; every problem message starts with "rule <name>:".
 The rules live in generic.py, capacity.py, placement.py, restart.py and api_*.py (every object),
-kubernetes_version.py (every object, against the Kubernetes version checked for), workload.py
-and lifecycle.py (raylaunch pods), unit.py and guards.py (across one build or file), kueue.py and
+kubernetes_version.py (every object, against the Kubernetes version checked for), workload.py,
+lifecycle.py and node_labels.py (raylaunch pods), unit.py and guards.py (across one build or file), kueue.py and
 node_pool_taints.py (across files: a workload and the queues it is admitted through, the node
 pools it selects). Facts behind them: ../shared/reference/fabric-and-node-checks.md, anchors.md
 and manifest-validation.md.
@@ -91,6 +91,9 @@ RULES = {
                           "podReplacementPolicy Failed, exit codes ascending, unique and not 0 under In",
     "restart-rules": "container restartPolicyRules only in Jobs, with restartPolicy set, and never restarting raylaunch "
                      "on a code a restart cannot change (0, 64, 75, 78, 126, 127, 130, 143)",
+    "node-labels": "RAYLAUNCH_ZONE / RAYLAUNCH_REGION come from the pod's topology labels (Downward API) or equal its "
+                   "nodeSelector; RAYLAUNCH_CAPACITY_TYPE is a value raylaunch takes, pinned by the pod's nodeSelector; "
+                   "RAYLAUNCH_NODE_LABELS is key=value,... in label syntax",
     "api-server": "the API server's cross-field rules that can be checked offline (listed in rules/api_pod.py "
                   "and rules/api_objects.py): names unique, mounts name volumes, requests <= limits and = limits for GPUs, "
                   "EFA and huge pages, selectors match templates, restart policies, Job fields, label syntax, PDB, "

@@ -8,6 +8,7 @@ import json
 
 from .. import durations
 from . import lifecycle
+from . import node_labels
 from ..objects import (as_int, containers, dig, env_entry, env_literal, env_value,
                              raylaunch_subcommand)
 
@@ -47,6 +48,7 @@ def workload_rules(doc, where, template):
                 problems.append(f"rule raylaunch-probe: {here}.{probe} must exec [raylaunch, probe, ...], "
                                 f"got {json.dumps(probe_argv)}")
         problems += cluster_rules(kind, spec, where, pod_spec, cname, container)
+        problems += node_labels.node_label_rules(here, pod_spec, container)
         problems += on_success_rules(kind, pod_spec, here, container)
         problems += gcs_ft_rules(here, container, one_shot=False)
         problems += lifecycle.container_rules(here, pod_spec, container)
