@@ -138,8 +138,8 @@ StoreVolumeFacts read_store_volume(const std::string& path) {
 std::optional<StoreRefusal> judge_store_volume(const std::string& path, const StoreVolumeFacts& f,
                                                const PrepareGcsStore& want) {
   const std::string p = util::printable(path, 256);
-  const std::string mount = "mount the head's PersistentVolumeClaim at " + p +
-                            " (manifests/components/gcs-ft-rocksdb), or set RAY_gcs_storage_path to where it is mounted";
+  const std::string mount = "mount a PersistentVolumeClaim of the head's own at " + p +
+                            ", or set RAY_gcs_storage_path to where it is mounted";
   if (f.stat_errno == ENOENT) {
     return StoreRefusal{p + " does not exist", mount};
   }

@@ -53,8 +53,8 @@ TEST_CASE("the store's volume: each refusal names what was found and the fix", "
   StoreVolumeFacts f = good();
   f.stat_errno = ENOENT;
   CHECK(refusal_of(f) ==
-        "/data/gcs does not exist | fix: mount the head's PersistentVolumeClaim at /data/gcs "
-        "(manifests/components/gcs-ft-rocksdb), or set RAY_gcs_storage_path to where it is mounted");
+        "/data/gcs does not exist | fix: mount a PersistentVolumeClaim of the head's own at /data/gcs, or set "
+        "RAY_gcs_storage_path to where it is mounted");
   f.stat_errno = EACCES;
   CHECK(refusal_of(f).starts_with("/data/gcs cannot be read: Permission denied | fix: mount"));
   f = good();
@@ -150,7 +150,6 @@ TEST_CASE("the preflight claims a new volume, takes it back on a restart, and re
   // A floor no volume has: refused with the numbers.
   CHECK(fatal_of({dir.path(), 1ULL << 50, "ml/training"}).find("free, below the floor of ") != std::string::npos);
   CHECK(fatal_of({dir.path() + "/nope", 0, "ml/training"}) ==
-        "GCS store: " + dir.path() + "/nope does not exist (fix: mount the head's PersistentVolumeClaim at " +
-            dir.path() + "/nope (manifests/components/gcs-ft-rocksdb), or set RAY_gcs_storage_path to where it is "
-                         "mounted)");
+        "GCS store: " + dir.path() + "/nope does not exist (fix: mount a PersistentVolumeClaim of the head's own at " +
+            dir.path() + "/nope, or set RAY_gcs_storage_path to where it is mounted)");
 }
