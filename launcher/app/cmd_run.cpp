@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <grpc/grpc.h>
 #include <spdlog/spdlog.h>
 
@@ -14,6 +15,7 @@
 #include "health/health_service.hpp"
 #include "health/http_server.hpp"
 #include "health/probe_cache.hpp"
+#include "plan/gcs_store_volume.hpp"
 #include "plan/plan.hpp"
 #include "plan/ray_install.hpp"
 #include "supervisor/executable.hpp"
@@ -125,6 +127,22 @@ void apply_actions(const Plan& plan) {
       spdlog::warn("could not {}: {}", describe(action), err);
     }
   }
+}
+
+// The head's GCS store on a volume (plan/gcs_store_volume.hpp): checked, claimed and locked
+// before anything starts (78 on a refusal). The lock lives as long as the returned descriptor:
+// PID 1's life, or, with --exec, the command's, which inherits it.
+util::Fd hold_gcs_store(const Plan& plan, const Config& config) {
+  for (const Action& action : plan.actions) {
+    if (const auto* store = std::get_if<PrepareGcsStore>(&action)) {
+      util::Fd lock = prepare_gcs_store(*store);
+      if (config.exec) {
+        ::fcntl(lock.get(), F_SETFD, 0);
+      }
+      return lock;
+    }
+  }
+  return {};
 }
 
 // The plan's environment, applied to raylaunch itself: `ray start` and every process Ray
@@ -245,6 +263,7 @@ int cmd_run(const Invocation& inv) {
     const Programs programs = resolve_programs(plan, config, plan.child_env(inv.env));  // 69, 64, 126, 127
     const gcs::Credentials credentials = credentials_or_fatal(config, inv.env);     // 64: token, TLS files
     auto redis_tls = waits_for_redis(plan) ? redis_tls_or_fatal(config) : nullptr;  // 64: Redis TLS files
+    const util::Fd store_lock = hold_gcs_store(plan, config);                      // 78: the store's volume
     apply_actions(plan);                                                             // setrlimit
     apply_environment(plan);                                                         // inherited by everything
     VersionPolicy versions = version_policy(plan, config, programs, inv.env);

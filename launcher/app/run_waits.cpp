@@ -63,12 +63,13 @@ WaitFinished RunWaits::operator()(Wait which, std::stop_token stop) {
       return preflight(stop);
     case Wait::local_gcs:
       // `ray start --head` brings the GCS up on every interface; the loopback always reaches it.
-      return gcs_answers(which, "local GCS", {platform::k_loopback, m_plan.identity.ray_port}, stop);
+      return gcs_answers(which, "local GCS", {platform::k_loopback, m_plan.identity.ray_port}, m_plan.local_gcs_timeout,
+                         stop);
     case Wait::join:
       return join(stop);
     case Wait::head: {
-      WaitFinished answered =
-          gcs_answers(which, "head GCS", {m_plan.identity.head_host, m_plan.identity.head_port}, stop);
+      WaitFinished answered = gcs_answers(which, "head GCS", {m_plan.identity.head_host, m_plan.identity.head_port},
+                                          m_config.join_timeout, stop);
       return answered.end == util::WaitEnd::ready ? check_versions(stop) : answered;
     }
     case Wait::diagnose:
@@ -95,12 +96,12 @@ WaitFinished RunWaits::preflight(std::stop_token stop) {
 }
 
 WaitFinished RunWaits::gcs_answers(Wait which, const std::string& what, const net::HostPort& gcs,
-                                   std::stop_token stop) {
+                                   std::chrono::milliseconds timeout, std::stop_token stop) {
   const net::StagedCheck check = gcs::head_gcs_check(gcs, m_credentials);
   util::SteadyClock clock;
   const auto r = gcs::wait_for_head(what + " at " + gcs.text(),
                                     [&](auto timeout, auto s) { return check.attempt(timeout, s); },
-                                    net::staged_wait_options(m_config.join_timeout), clock, stop);
+                                    net::staged_wait_options(timeout), clock, stop);
   return {which, r.end, r.reason};
 }
 

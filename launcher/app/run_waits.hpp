@@ -48,7 +48,7 @@ class RunWaits {
   // A GCS, checked in stages (DNS, TCP, CheckAlive) until it answers: the head's own, or a
   // worker's head.
   supervisor::WaitFinished gcs_answers(supervisor::Wait which, const std::string& what, const net::HostPort& gcs,
-                                       std::stop_token stop);
+                                       std::chrono::milliseconds timeout, std::stop_token stop);
   supervisor::WaitFinished check_versions(std::stop_token stop);
   supervisor::WaitFinished join(std::stop_token stop);
   supervisor::WaitFinished diagnose(std::stop_token stop);

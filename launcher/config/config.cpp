@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "config/gcs_storage_settings.hpp"
 #include "util/fatal.hpp"
 #include "util/redact.hpp"
 
@@ -112,6 +113,7 @@ void check_together(const Config& c, Commands readers, Problems& problems) {
   check_ports(c, readers, problems);
   check_exec(c, problems);
   check_redis_tls(c, problems);
+  check_gcs_storage(c, problems);
   // Ray's GCS aborts on a Redis user without a password (RAY_CHECK in AuthenticateRedis).
   if (c.redis_username && !c.redis_password) {
     problems.push_back(c.source_of(&Config::redis_username) +

@@ -21,6 +21,9 @@ enum class OnSuccess { exit, stay };
 enum class ForwardSignals { group, leader };  // the command's process group, or its process alone
 enum class WatchMode { automatic, on, off };  // a watch while the command runs: when it can, always, never
 enum class OnStuck { warn, stop };            // a stuck NCCL collective: say so, or stop the command (76)
+// Where the head's GCS keeps its tables (RAY_gcs_storage, Ray's names): memory (Ray's default;
+// Redis when RAY_REDIS_ADDRESS is set), redis, or the embedded RocksDB on a volume (Ray 2.60).
+enum class GcsStorage { memory, redis, rocksdb };
 
 const char* to_string(ChecksPolicy p);
 const char* to_string(OnSuccess o);
@@ -70,6 +73,9 @@ struct Config {
   std::optional<std::string> redis_username;
   std::optional<std::string> redis_password;   // a secret: registered with util::add_secret, never printed
   std::string storage_namespace;               // RAY_external_storage_namespace
+  GcsStorage gcs_storage = GcsStorage::memory;  // RAY_gcs_storage
+  std::string gcs_storage_path;                 // RAY_gcs_storage_path; "" when unset
+  std::optional<std::uint64_t> gcs_storage_min_free;  // the volume's free-space floor
   bool dry_run = false;
   OnSuccess on_success = OnSuccess::exit;
   ForwardSignals forward_signals = ForwardSignals::group;

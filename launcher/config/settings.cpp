@@ -332,6 +332,22 @@ const std::vector<Setting>& settings() {
        "this cluster's key prefix in Redis (RAY<ns>@…): unique per Ray cluster sharing one Redis", k_redis,
        into<&C::storage_namespace>(text_checked(check_storage_namespace)), SettingKind::value,
        "`redis-cleanup` needs it given."},
+      // The embedded GCS store (Ray 2.60, REP-64): Ray's own variable names, so that one env block
+      // configures Ray's GCS and raylaunch's preflight (docs/run.md, the head's GCS on a volume).
+      {"gcs_storage", "--gcs-storage", "RAY_gcs_storage", "memory", "",
+       "where the head's GCS keeps its tables: memory (Ray's default; Redis with RAY_REDIS_ADDRESS), redis, or "
+       "rocksdb (a volume at RAY_gcs_storage_path, Ray 2.60+)",
+       k_run, into<&C::gcs_storage>(one_of<GcsStorage>(
+                  {{"memory", GcsStorage::memory}, {"redis", GcsStorage::redis}, {"rocksdb", GcsStorage::rocksdb}})),
+       SettingKind::value, "See [the store on the head](#the-store-on-the-head---gcs-storage-rocksdb)."},
+      {"gcs_storage_path", "--gcs-storage-path", "RAY_gcs_storage_path", "", "none",
+       "with rocksdb: the head's directory on a persistent volume (checked before ray start)", k_run,
+       into<&C::gcs_storage_path>(text_checked([](std::string_view t) {
+         return check_absolute_path(t, "an absolute directory path such as /data/gcs");
+       }))},
+      {"gcs_storage_min_free", "--gcs-storage-min-free", "RAYLAUNCH_GCS_STORAGE_MIN_FREE", "256Mi", "",
+       "with rocksdb: the least free space the head's volume must have before ray start", k_run,
+       into<&C::gcs_storage_min_free>(size_in(0, k_max_bytes))},
       // Redis over TLS: Ray's own variables (ray_config_def.h REDIS_CA_CERT, REDIS_CA_PATH,
       // REDIS_CLIENT_CERT, REDIS_CLIENT_KEY, REDIS_SERVER_NAME), read by Ray's GCS as well.
       {"redis_ca_cert", "--redis-ca-cert", "RAY_REDIS_CA_CERT", "", "none: the system's trust store",

@@ -15,17 +15,6 @@ namespace {
 constexpr const char* k_reconnect_var = "RAY_gcs_rpc_server_reconnect_timeout_s";
 constexpr const char* k_reconnect_value = "600";
 
-// A value the user already exported is kept (origin user); one given as a flag is raylaunch's.
-EnvVar from_setting(const Config& config, const Setting& setting, const std::string& value, const EnvMap& user_env,
-                    const std::string& reason) {
-  const std::string name(setting.env);
-  if (auto it = user_env.find(name); it != user_env.end() && it->second == value) {
-    return {name, value, Origin::user, reason};
-  }
-  const std::string source = config.source_of(setting);
-  return {name, value, Origin::raylaunch, reason + (source == "default" ? "" : " (from " + source + ")")};
-}
-
 // `ray start --redis-username` arrived in Ray 2.41 (ray-project/ray#48225); 2.40's click parser
 // rejects it ("No such option"), after the Redis preflight, in a pod that then restarts forever.
 constexpr int k_username_major = 2;
@@ -52,6 +41,27 @@ void check_redis_username(const Config& config, const std::optional<RayInstall>&
 
 }  // namespace
 
+EnvVar from_setting(const Config& config, const Setting& setting, const std::string& value, const EnvMap& user_env,
+                    const std::string& reason) {
+  const std::string name(setting.env);
+  if (auto it = user_env.find(name); it != user_env.end() && it->second == value) {
+    return {name, value, Origin::user, reason};
+  }
+  const std::string source = config.source_of(setting);
+  return {name, value, Origin::raylaunch, reason + (source == "default" ? "" : " (from " + source + ")")};
+}
+
+EnvVar outlive_head_restart(const EnvMap& user_env, const std::string& reload) {
+  const std::string reason =
+      "GCS fault tolerance: a worker's raylet exits when its GCS is unreachable for this long (Ray's default 60 s); "
+      "a head restart (pod restart, " + reload + ") takes longer, so workers outlive it (KubeRay #1036)";
+  if (auto it = user_env.find(k_reconnect_var); it != user_env.end()) {
+    return {k_reconnect_var, it->second, Origin::user,
+            "set by the user, kept (raylaunch would set " + std::string(k_reconnect_value) + ": " + reason + ")"};
+  }
+  return {k_reconnect_var, k_reconnect_value, Origin::raylaunch, reason};
+}
+
 GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap& user_env,
                       const std::optional<RayInstall>& ray) {
   GcsFtPlan out;
@@ -59,16 +69,7 @@ GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap&
     return out;
   }
   if (id.role == Role::worker) {
-    const std::string reason =
-        "GCS fault tolerance: a worker's raylet exits when its GCS is unreachable for this long (Ray's default 60 s); "
-        "a head restart (pod restart, GCS reload from Redis) takes longer, so workers outlive it (KubeRay #1036)";
-    if (auto it = user_env.find(k_reconnect_var); it != user_env.end()) {
-      out.env.push_back({k_reconnect_var, it->second, Origin::user,
-                         "set by the user, kept (raylaunch would set " + std::string(k_reconnect_value) + ": " + reason +
-                             ")"});
-    } else {
-      out.env.push_back({k_reconnect_var, k_reconnect_value, Origin::raylaunch, reason});
-    }
+    out.env.push_back(outlive_head_restart(user_env, "GCS reload from Redis"));
     return out;
   }
   out.env.push_back(from_setting(config, setting_of(&Config::redis_address), config.redis_address_text, user_env,

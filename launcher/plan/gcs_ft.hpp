@@ -26,6 +26,16 @@ struct GcsFtPlan {
 GcsFtPlan plan_gcs_ft(const Config& config, const PodIdentity& id, const EnvMap& user_env,
                       const std::optional<RayInstall>& ray = std::nullopt);
 
+// `setting`'s variable with `value`, for Ray to read from its environment: origin user when the
+// user exported exactly that, else raylaunch's, the reason naming the flag it came from.
+EnvVar from_setting(const Config& config, const Setting& setting, const std::string& value, const EnvMap& user_env,
+                    const std::string& reason);
+
+// A worker of a fault-tolerant cluster: RAY_gcs_rpc_server_reconnect_timeout_s=600 (the user's
+// value kept), so that its raylet outlives the head's restart; `reload` says how the head's GCS
+// comes back ("GCS reload from Redis").
+EnvVar outlive_head_restart(const EnvMap& user_env, const std::string& reload);
+
 // The `ray start` options that carry the credentials to the head's GCS (Ray reads no
 // environment variable for them): --redis-username=…, --redis-password=…. The password is
 // the real one; every rendering shows *** (plan_render.hpp: redacted_argv).

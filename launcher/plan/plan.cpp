@@ -7,6 +7,7 @@
 #include "plan/fabric_checks.hpp"
 #include "plan/fabric_env.hpp"
 #include "plan/gcs_ft.hpp"
+#include "plan/gcs_store.hpp"
 #include "plan/node_checks.hpp"
 #include "plan/object_store.hpp"
 #include "util/exit_codes.hpp"
@@ -91,6 +92,9 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   plan.env.insert(plan.env.end(), fabric.vars.begin(), fabric.vars.end());
   GcsFtPlan gcs_ft = plan_gcs_ft(config, plan.identity, facts.env, facts.ray_install);
   plan.env.insert(plan.env.end(), gcs_ft.env.begin(), gcs_ft.env.end());
+  GcsStorePlan store = plan_gcs_store(config, plan.identity, facts.env, facts.ray_install);
+  plan.env.insert(plan.env.end(), store.env.begin(), store.env.end());
+  plan.local_gcs_timeout = std::max(plan.join_timeout, store.local_gcs_budget);
   const std::vector<EnvVar> drain = drain_env(plan.identity, facts.env);
   plan.env.insert(plan.env.end(), drain.begin(), drain.end());
   if (config.checks != ChecksPolicy::off) {
@@ -110,6 +114,7 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
     const std::vector<Check> fabric_checked = fabric_checks(facts.node, image, child, plan.identity.nodes);
     plan.checks.insert(plan.checks.end(), fabric_checked.begin(), fabric_checked.end());
     plan.checks.insert(plan.checks.end(), gcs_ft.checks.begin(), gcs_ft.checks.end());
+    plan.checks.insert(plan.checks.end(), store.checks.begin(), store.checks.end());
   }
 
   const int num_gpus = expect.gpus >= 0 ? expect.gpus : facts.node.gpus();
@@ -123,6 +128,9 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   }
   if (gcs_ft.preflight) {
     plan.actions.emplace_back(*gcs_ft.preflight);  // last: right before ray start
+  }
+  if (store.preflight) {
+    plan.actions.emplace_back(*store.preflight);  // last: right before ray start
   }
   return plan;
 }

@@ -49,6 +49,9 @@ struct Plan {
   std::vector<std::string> ray_start;   // argv, no shell: {"ray", "start", …}
   std::vector<std::string> command;     // the launch command (argv), may be empty
   std::chrono::milliseconds join_timeout{0};
+  // The head's wait for its own GCS after `ray start`: the join timeout, or Ray's longer start-up
+  // budget when the GCS opens a store on a volume (plan/gcs_store.hpp), whichever is longer.
+  std::chrono::milliseconds local_gcs_timeout{0};
   // A quorum (--min-nodes below --nodes): the barrier is done once this many pods have been
   // ALIVE for quorum_grace. nullopt: exactly `identity.nodes`.
   std::optional<int> min_nodes;

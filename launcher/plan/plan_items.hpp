@@ -55,7 +55,17 @@ struct WaitForRedis {
 
 // A process-level change `run` makes before `ray start`, decided by the planner: `plan`
 // prints it (describe()), `run` executes it (supervisor/apply_actions), never a second path.
-using Action = std::variant<RaiseLimit, WaitForRedis>;
+// The head's preflight with the GCS store on a volume (RAY_gcs_storage=rocksdb): before `ray
+// start`, the directory is checked (plan/gcs_store_volume.hpp: there, writable, fsync, free space,
+// not in memory, no other cluster's database), claimed for `owner` and locked for the life of
+// PID 1 (one writer per volume). A refusal is exit 78 with the reason and its fix.
+struct PrepareGcsStore {
+  std::string path;
+  std::uint64_t min_free = 0;  // bytes
+  std::string owner;           // "<namespace>/<name>": the cluster this volume belongs to
+};
+
+using Action = std::variant<RaiseLimit, WaitForRedis, PrepareGcsStore>;
 
 // "raise RLIMIT_NOFILE soft limit to 65536"
 std::string describe(const Action& action);

@@ -229,6 +229,12 @@ struct Describe {
     return "wait up to " + util::format_duration(a.timeout) + " for Redis at " + a.address.text() + tls +
            " to answer PING (" + auth + "); storage namespace \"" + util::printable(a.storage_namespace, 64) + "\"";
   }
+  std::string operator()(const PrepareGcsStore& a) const {
+    return "check the GCS store at " + util::printable(a.path, 256) +
+           " (a directory, writable, fsync, at least " + util::format_size(a.min_free) +
+           " free, not in memory, no other cluster's database), claim it for " + util::printable(a.owner, 128) +
+           " and lock it while this pod runs";
+  }
 };
 
 }  // namespace

@@ -53,6 +53,7 @@ void FakeGcs::wipe() {
     m_health->remove(n.node_id());
   }
   m_nodes.clear();
+  m_cluster_id[0] = static_cast<char>(m_cluster_id[0] + 1);
 }
 
 grpc::Status FakeGcs::admit(grpc::ServerContext* context, const char* method) {
@@ -102,7 +103,8 @@ grpc::Status FakeGcs::GetClusterId(grpc::ServerContext* context, const ray::rpc:
   if (grpc::Status s = admit(context, "GetClusterId"); !s.ok()) {
     return s;
   }
-  reply->set_cluster_id(std::string(k_node_id_bytes, '\x42'));
+  const std::lock_guard lock(m_mutex);
+  reply->set_cluster_id(m_cluster_id);
   return grpc::Status::OK;
 }
 

@@ -87,7 +87,8 @@ class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
   // output line(s) or an error message in `ok == false`.
   std::string command(const std::vector<std::string>& args, bool& ok);
 
-  // Forget every node: a GCS restarted without fault tolerance (no Redis) starts empty.
+  // Forget every node: a GCS restarted without fault tolerance (no Redis) starts empty, as a new
+  // cluster with a cluster id of its own.
   void wipe();
   // The GCS server stopped / started again: raylet health checks stop and start over.
   void pause_health_checks() { m_health->pause(); }
@@ -118,6 +119,7 @@ class FakeGcs final : public ray::rpc::NodeInfoGcsService::Service {
   Faults m_faults;
   Stats m_stats;
   std::mt19937_64 m_rng;
+  std::string m_cluster_id = std::string(28, '\x42');  // GetClusterId's answer; a wipe changes it
   int m_registered = 0;
   std::vector<std::string> m_drains;  // one line per DrainNode request (`ctl drains`)
   // Last member: destroyed first, so its threads stop while the table still exists.
