@@ -100,7 +100,7 @@ WaitFinished RunWaits::gcs_answers(Wait which, const std::string& what, const ne
   const net::StagedCheck check = gcs::head_gcs_check(gcs, m_credentials);
   util::SteadyClock clock;
   const auto r = gcs::wait_for_head(what + " at " + gcs.text(),
-                                    [&](auto timeout, auto s) { return check.attempt(timeout, s); },
+                                    [&](auto attempt_timeout, auto s) { return check.attempt(attempt_timeout, s); },
                                     net::staged_wait_options(timeout), clock, stop);
   return {which, r.end, r.reason};
 }
