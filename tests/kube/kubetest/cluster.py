@@ -64,6 +64,12 @@ def kubectl(*args, input=None, timeout=120, check=True, env=None):
     return proc
 
 
+# What makes pods, deleted before the pods so that nothing makes them again. JobSets before Jobs.
+WORKLOAD_COLLECTIONS = ("apis/leaderworkerset.x-k8s.io/v1/namespaces/{}/leaderworkersets",
+                        "apis/jobset.x-k8s.io/v1alpha2/namespaces/{}/jobsets",
+                        "apis/apps/v1/namespaces/{}/statefulsets", "apis/batch/v1/namespaces/{}/jobs")
+
+
 class KubeRun:
     def __init__(self, docs, namespace=None, gated=False, pss="restricted", log=None):
         self.docs = docs
@@ -144,9 +150,13 @@ class KubeRun:
         try:
             ns = f"/api/v1/namespaces/{self.namespace}"
             if self._exists(ns):
-                for kind in ("apis/apps/v1/namespaces/{}/statefulsets", "apis/batch/v1/namespaces/{}/jobs"):
-                    self.api.request("DELETE", "/" + kind.format(self.namespace),
-                                     {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"})
+                for kind in WORKLOAD_COLLECTIONS:
+                    try:
+                        self.api.request("DELETE", "/" + kind.format(self.namespace),
+                                         {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"})
+                    except ApiError as e:
+                        if e.status != 404:  # 404: that API is not installed (no LWS, no JobSet)
+                            raise
                 self.api.request("DELETE", f"{ns}/pods",
                                  {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0})
                 self.api.delete(ns)

@@ -22,7 +22,7 @@ from harness.overrides import PROBES, Overrides  # noqa: E402
 OVERLAYS = os.path.join(REPO, "manifests", "overlays")
 COMPONENTS = os.path.join(REPO, "manifests", "components")
 
-WORKLOAD_KINDS = ("StatefulSet", "Job")
+WORKLOAD_KINDS = ("StatefulSet", "Job", "LeaderWorkerSet", "JobSet")
 HOLD_GATE = "raylaunch.test/hold"  # a scheduling gate: a pod that stays unscheduled on cue
 
 
@@ -44,8 +44,22 @@ def render(overlay, replicas=None, components=()):
 def workload(docs):
     found = [d for d in docs if d.get("kind") in WORKLOAD_KINDS]
     if len(found) != 1:
-        raise ManifestError(f"expected one StatefulSet or Job, found {[d.get('kind') for d in found]}")
+        raise ManifestError(f"expected one of {', '.join(WORKLOAD_KINDS)}, found {[d.get('kind') for d in found]}")
     return found[0]
+
+
+def pod_templates(work):
+    """Every pod template of the workload: a StatefulSet's or Job's one; a LeaderWorkerSet's
+    leader and worker templates; each replicated Job's of a JobSet. The test's changes go to
+    all of them, as a user's own overlay would change every pod of the run."""
+    spec = work["spec"]
+    kind = work["kind"]
+    if kind == "LeaderWorkerSet":
+        lwt = spec["leaderWorkerTemplate"]
+        return [t for t in (lwt.get("leaderTemplate"), lwt["workerTemplate"]) if t]
+    if kind == "JobSet":
+        return [rj["template"]["spec"]["template"] for rj in spec["replicatedJobs"]]
+    return [spec["template"]]
 
 
 def whole_seconds(template):
@@ -70,15 +84,14 @@ def prepare(docs, overrides=None, gated=False, mutate=None):
     pod is created behind a scheduling gate (KubeRun releases each unless the test holds it),
     so a test can keep one unscheduled — a node still booting — with the real scheduler."""
     docs = copy.deepcopy(docs)
-    work = workload(docs)
-    template = work["spec"]["template"]
-    if overrides is not None:
-        overrides.apply(template)
-    whole_seconds(template)
-    if gated:
-        template["spec"].setdefault("schedulingGates", []).append({"name": HOLD_GATE})
-    if mutate is not None:
-        mutate(template)
+    for template in pod_templates(workload(docs)):
+        if overrides is not None:
+            overrides.apply(template)
+        whole_seconds(template)
+        if gated:
+            template["spec"].setdefault("schedulingGates", []).append({"name": HOLD_GATE})
+        if mutate is not None:
+            mutate(template)
     return docs
 
 
