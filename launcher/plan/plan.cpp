@@ -79,6 +79,7 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   }
 
   Expectations expect = settle_expectations(config, facts.node);
+  expect.nodes = std::max(1, plan.identity.nodes);  // LWS_GROUP_SIZE or PET_NNODES may have settled it
   plan.expected_gpus = expect.gpus;
   plan.expected_efa = expect.efa;
   plan.object_store = plan_object_store(config, facts.node);
