@@ -1,5 +1,8 @@
 #include "plan/workload_identity.hpp"
 
+#include <algorithm>
+#include <initializer_list>
+
 #include "net/dns_name.hpp"
 #include "plan/pod_identity.hpp"
 #include "util/fatal.hpp"
@@ -61,6 +64,17 @@ class Reader {
     return it == m_env.end() ? nullptr : &it->second;
   }
 
+  bool any_present(std::initializer_list<const char*> names) const {
+    return std::any_of(names.begin(), names.end(), [this](const char* n) { return present(n) != nullptr; });
+  }
+
+  // An index below `count` (read from `count_name`), or below the most pods where the count
+  // itself is unusable (already said).
+  std::optional<int> index(const char* name, const std::optional<int>& count, const char* count_name) {
+    return count ? number(name, 0, *count - 1, " (below " + std::string(count_name) + "=" + std::to_string(*count) + ")")
+                 : number(name, 0, k_max_nodes - 1);
+  }
+
   // A whole number in [min, max]; `bound` says where max came from, for the message.
   std::optional<int> number(const char* name, int min, int max, const std::string& bound = "") {
     const std::string* value = need(name);
@@ -107,16 +121,26 @@ class Reader {
   std::string m_workload;
 };
 
+// LWS and Trainer name all three in variables: each value with the variable it came from.
+void settle(WorkloadIdentity& id, int ordinal, const char* ordinal_var, int nodes, const char* nodes_var,
+            const std::string& head, const char* head_var) {
+  id.ordinal = ordinal;
+  id.ordinal_source = ordinal_var;
+  id.nodes = nodes;
+  id.nodes_source = nodes_var;
+  id.head_host = head;
+  id.head_host_source = head_var;
+}
+
 std::optional<WorkloadIdentity> from_lws(const EnvMap& env, const std::string& hostname) {
   Reader r(env, "LeaderWorkerSet");
-  if (!r.present("LWS_LEADER_ADDRESS") && !r.present("LWS_WORKER_INDEX") && !r.present("LWS_GROUP_SIZE")) {
+  if (!r.any_present({"LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX", "LWS_GROUP_SIZE"})) {
     return std::nullopt;
   }
   WorkloadIdentity id;
   id.kind = Workload::lws;
   const auto size = r.number("LWS_GROUP_SIZE", 1, k_max_nodes);
-  const auto index = r.number("LWS_WORKER_INDEX", 0, size ? *size - 1 : k_max_nodes - 1,
-                              size ? " (below LWS_GROUP_SIZE=" + std::to_string(*size) + ")" : "");
+  const auto index = r.index("LWS_WORKER_INDEX", size, "LWS_GROUP_SIZE");
   const auto leader = r.host("LWS_LEADER_ADDRESS");
   if (leader) {
     // `<lws>-<group>.<subdomain>.<namespace>`: the first label is the leader pod's name.
@@ -142,19 +166,14 @@ std::optional<WorkloadIdentity> from_lws(const EnvMap& env, const std::string& h
                                       std::to_string(*index) + " name (unset --hostname/HOSTNAME: LWS names its pods, " +
                                       "and the head's barrier waits for those names)");
   }
-  id.ordinal = *index;
-  id.ordinal_source = "LWS_WORKER_INDEX";
-  id.nodes = *size;
-  id.nodes_source = "LWS_GROUP_SIZE";
-  id.head_host = *leader;
-  id.head_host_source = "LWS_LEADER_ADDRESS";
+  settle(id, *index, "LWS_WORKER_INDEX", *size, "LWS_GROUP_SIZE", *leader, "LWS_LEADER_ADDRESS");
   id.detail = "group " + id.head_pod + ", worker index " + std::to_string(*index) + " of " + std::to_string(*size);
   return id;
 }
 
 std::optional<WorkloadIdentity> from_trainer(const EnvMap& env, const std::string& hostname) {
   Reader r(env, "Kubeflow Trainer");
-  if (!r.present("PET_NODE_RANK") && !r.present("PET_MASTER_ADDR") && !r.present("PET_NNODES")) {
+  if (!r.any_present({"PET_NODE_RANK", "PET_MASTER_ADDR", "PET_NNODES"})) {
     return std::nullopt;
   }
   WorkloadIdentity id;
@@ -167,19 +186,13 @@ std::optional<WorkloadIdentity> from_trainer(const EnvMap& env, const std::strin
   } else {
     nnodes = r.number("PET_NNODES", 1, k_max_nodes);
   }
-  const auto rank = r.number("PET_NODE_RANK", 0, nnodes ? *nnodes - 1 : k_max_nodes - 1,
-                             nnodes ? " (below PET_NNODES=" + std::to_string(*nnodes) + ")" : "");
+  const auto rank = r.index("PET_NODE_RANK", nnodes, "PET_NNODES");
   // PET_MASTER_PORT is torch's rendezvous port (29400), not the GCS's: Ray keeps --ray-port.
   const auto master = r.host("PET_MASTER_ADDR");
   if (!r.problems.empty()) {
     throw Fatal(exit_code::usage, r.problems);
   }
-  id.ordinal = *rank;
-  id.ordinal_source = "PET_NODE_RANK";
-  id.nodes = *nnodes;
-  id.nodes_source = "PET_NNODES";
-  id.head_host = *master;
-  id.head_host_source = "PET_MASTER_ADDR";
+  settle(id, *rank, "PET_NODE_RANK", *nnodes, "PET_NNODES", *master, "PET_MASTER_ADDR");
   // The torch runtime's pods are one Indexed Job: `<trainjob>-node-0-<rank>`, rank = the index.
   if (ordinal_suffix(hostname) == rank) {
     const std::string base = base_name(hostname);

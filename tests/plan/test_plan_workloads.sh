@@ -10,6 +10,12 @@ plan_in() {  # plan_in TREE VAR=VALUE... : `plan` with only these variables, lik
   err=$(cat "$WORK/err")
 }
 
+json_is() {  # json_is WHAT PYTHON: the plan in $out, loaded as p, passes PYTHON's asserts
+  echo "$out" > "$WORK/plan.json"
+  "$PY" -c 'import json, sys; p = json.load(open(sys.argv[1])); exec(sys.argv[2])' "$WORK/plan.json" "$2" \
+    && pass || fail "$1"
+}
+
 # LWS: a worker of group 1 (vllm-1-2), the leader, as LWS's pod webhook writes the variables.
 lws=$WORK/lws; make_tree workstation "$lws" vllm-1-2 ml vllm
 lws_env=(LWS_LEADER_ADDRESS=vllm-1.vllm.ml LWS_GROUP_SIZE=3)
@@ -22,15 +28,11 @@ expect_in "$out" "head           vllm-1.vllm.ml:6379  (LWS_LEADER_ADDRESS)" "LWS
 expect_in "$out" "--address=vllm-1.vllm.ml:6379" "LWS ray start"
 plan_in "$lws" HOSTNAME=vllm-1 LWS_WORKER_INDEX=0 RAYLAUNCH_OUTPUT=json "${lws_env[@]}"
 expect_rc 0 "LWS leader JSON"
-echo "$out" > "$WORK/lws.json"
-"$PY" - "$WORK/lws.json" <<'PY' && pass || fail "LWS leader JSON plan"
-import json, sys
-p = json.load(open(sys.argv[1]))
+json_is "LWS leader JSON plan" '
 assert p["role"] == "head" and p["ordinal"] == 0 and p["ordinal_source"] == "LWS_WORKER_INDEX", p
 assert p["nodes"] == 3 and p["nodes_source"] == "LWS_GROUP_SIZE"
 assert p["workload"] == {"kind": "lws", "detail": "group vllm-1, worker index 0 of 3"}, p["workload"]
-assert p["ray_start"][:3] == ["ray", "start", "--head"]
-PY
+assert p["ray_start"][:3] == ["ray", "start", "--head"]'
 
 # JobSet: replicated jobs head and workers; JOBSET_NAME from the Downward API, the index from the Job.
 js=$WORK/js; make_tree workstation "$js" rl-workers-0-0 ml rl
@@ -49,15 +51,11 @@ tj=$WORK/tj; make_tree workstation "$tj" tj-node-0-1 ml tj
 plan_in "$tj" HOSTNAME=tj-node-0-1 PET_NODE_RANK=1 PET_NNODES=2 PET_MASTER_ADDR=tj-node-0-0.tj PET_MASTER_PORT=29400 \
   JOBSET_NAME=tj JOB_COMPLETION_INDEX=1 RAYLAUNCH_OUTPUT=json
 expect_rc 0 "Trainer node"
-echo "$out" > "$WORK/tj.json"
-"$PY" - "$WORK/tj.json" <<'PY' && pass || fail "Trainer JSON plan"
-import json, sys
-p = json.load(open(sys.argv[1]))
+json_is "Trainer JSON plan" '
 assert p["role"] == "worker" and p["ordinal"] == 1 and p["ordinal_source"] == "PET_NODE_RANK", p
 assert p["nodes"] == 2 and p["nodes_source"] == "PET_NNODES"
 assert p["workload"]["kind"] == "trainer"
-assert p["head_address"] == "tj-node-0-0.tj:6379" and p["head_address_source"] == "PET_MASTER_ADDR"
-PY
+assert p["head_address"] == "tj-node-0-0.tj:6379" and p["head_address_source"] == "PET_MASTER_ADDR"'
 
 # Hostile values: one line, exit 64, nothing on stdout.
 bad() {  # bad TREE EXPECTED_LINE VAR=VALUE...
