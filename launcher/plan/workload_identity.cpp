@@ -205,7 +205,7 @@ std::optional<WorkloadIdentity> from_trainer(const EnvMap& env, const std::strin
 }
 
 std::optional<WorkloadIdentity> from_jobset(const EnvMap& env, const std::string& hostname) {
-  Reader r(env, "JobSet");
+  Reader r(env, "the JobSet's Job");
   const std::string* name = r.present("JOBSET_NAME");
   if (!name) {
     return std::nullopt;
@@ -214,6 +214,11 @@ std::optional<WorkloadIdentity> from_jobset(const EnvMap& env, const std::string
     throw Fatal(exit_code::usage,
                 bad_setting("JOBSET_NAME", *name, "a JobSet name (a DNS label), from the Downward API: "
                                                   "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"));
+  }
+  if (!r.present("JOB_COMPLETION_INDEX")) {
+    // The Job controller sets it only in Indexed Jobs.
+    throw Fatal(exit_code::usage, "JOB_COMPLETION_INDEX: not set in a pod of JobSet " + *name +
+                                      " (make both replicated jobs completionMode: Indexed)");
   }
   const auto index = r.number("JOB_COMPLETION_INDEX", 0, k_max_nodes - 1);
   if (!r.problems.empty()) {

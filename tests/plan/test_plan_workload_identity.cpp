@@ -170,10 +170,9 @@ TEST_CASE("hostile JobSet values are one line each, exit 64", "[identity][worklo
        "JOBSET_NAME: \"\" is not valid (expected a JobSet name (a DNS label), from the Downward API: "
        "metadata.annotations['jobset.sigs.k8s.io/jobset-name'])"},
       {{{"JOBSET_NAME", "rl"}}, "rl-head-0-0",
-       "JOB_COMPLETION_INDEX: not set, while other JobSet variables are (JobSet sets them together: is the pod "
-       "template overriding its env?)"},
+       "JOB_COMPLETION_INDEX: not set in a pod of JobSet rl (make both replicated jobs completionMode: Indexed)"},
       {{{"JOBSET_NAME", "rl"}, {"JOB_COMPLETION_INDEX", "-1"}}, "rl-head-0-0",
-       "JOB_COMPLETION_INDEX: \"-1\" is not valid (expected a whole number from 0 to 99999; JobSet sets it: do not "
+       "JOB_COMPLETION_INDEX: \"-1\" is not valid (expected a whole number from 0 to 99999; the JobSet's Job sets it: do not "
        "override it in the pod template)"},
       {{{"JOBSET_NAME", "rl"}, {"JOB_COMPLETION_INDEX", "1"}}, "other-workers-0-1",
        "hostname \"other-workers-0-1\" is not a pod of JobSet rl with JOB_COMPLETION_INDEX=1 (expected "
