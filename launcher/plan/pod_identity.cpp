@@ -150,6 +150,12 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
   if (config.ordinal) {
     id.ordinal = *config.ordinal;
     id.ordinal_source = config.source_of(&Config::ordinal);
+    if (!nodes_given && id.ordinal >= id.nodes && !(workload && workload->ordinal != id.ordinal)) {
+      // A given node count was checked with the settings; this one is the default or the workload's.
+      problems.push_back(id.ordinal_source + ": ordinal " + std::to_string(id.ordinal) + " is not below nodes=" +
+                         std::to_string(id.nodes) + " (expected 0.." + std::to_string(id.nodes - 1) +
+                         "; set RAYLAUNCH_NODES to the replica count)");
+    }
   } else if (workload) {
     id.ordinal = workload->ordinal;
     id.ordinal_source = workload->ordinal_source;

@@ -231,3 +231,12 @@ TEST_CASE("hostile Trainer values are one line each, exit 64", "[identity][workl
         std::vector<std::string>{"PET_NNODES: \"0\" is not valid (expected a whole number from 1 to 100000" + tail});
   CHECK(refused(pet("1", "m.tj", "99999999999"), "tj-node-0-1").size() == 1);
 }
+
+TEST_CASE("an explicit ordinal is checked against the node count the workload or the default settles",
+          "[identity][workload][bad-input]") {
+  CHECK(refused({}, "laptop", {{"ordinal", "3"}, {"head_address", "head.example"}}) ==
+        std::vector<std::string>{"--ordinal: ordinal 3 is not below nodes=1 (expected 0..0; set RAYLAUNCH_NODES to "
+                                 "the replica count)"});
+  // Under LWS, --ordinal 2 without --nodes is checked against LWS_GROUP_SIZE=4: fine.
+  CHECK(resolve_identity(config({{"ordinal", "2"}}), facts("vllm-1-2", lws("2"))).nodes == 4);
+}

@@ -34,6 +34,11 @@ assert p["nodes"] == 3 and p["nodes_source"] == "LWS_GROUP_SIZE"
 assert p["workload"] == {"kind": "lws", "detail": "group vllm-1, worker index 0 of 3"}, p["workload"]
 assert p["ray_start"][:3] == ["ray", "start", "--head"]'
 
+# A quorum under LWS needs no RAYLAUNCH_NODES: it is checked against LWS_GROUP_SIZE.
+plan_in "$lws" HOSTNAME=vllm-1 LWS_WORKER_INDEX=0 RAYLAUNCH_MIN_NODES=2 "${lws_env[@]}"
+expect_rc 0 "LWS quorum"
+expect_in "$out" "wait up to 5m for 3 ALIVE nodes, or start with at least 2" "LWS quorum barrier"
+
 # JobSet: replicated jobs head and workers; JOBSET_NAME from the Downward API, the index from the Job.
 js=$WORK/js; make_tree workstation "$js" rl-workers-0-0 ml rl
 # The kubelet's line for a pod with a subdomain (a workstation tree has no /etc/hosts of its own).
@@ -75,4 +80,6 @@ bad "$js" 'JobSet rl: replicated job "node" is neither head nor workers; raylaun
   HOSTNAME=rl-node-0-0 JOBSET_NAME=rl JOB_COMPLETION_INDEX=0 RAYLAUNCH_NODES=3
 bad "$tj" 'PET_NNODES: "2:4" is not valid (expected a fixed node count; an elastic MIN:MAX range cannot size the join barrier (set numNodes in the TrainJob))' \
   HOSTNAME=tj-node-0-1 PET_NODE_RANK=1 PET_NNODES=2:4 PET_MASTER_ADDR=tj-node-0-0.tj
+bad "$lws" 'RAYLAUNCH_MIN_NODES: 4 is more than nodes=3 (expected a quorum from 1 to 3)' \
+  HOSTNAME=vllm-1 LWS_WORKER_INDEX=0 RAYLAUNCH_MIN_NODES=4 "${lws_env[@]}"
 finish
