@@ -45,7 +45,7 @@ std::vector<std::string> expected_names(const GcsTarget& target) {
 int wait_for_nodes(const Config& config, const GcsTarget& target, const gcs::Credentials& credentials) {
   gcs::GcsNodeSource source(target.address, credentials);
   gcs::JoinOptions options;
-  options.nodes = config.nodes;
+  options.nodes = target.identity ? target.identity->nodes : config.nodes;  // LWS_GROUP_SIZE, PET_NNODES
   options.expected_names = expected_names(target);
   options.wait.timeout = config.join_timeout;
   util::SteadyClock clock;

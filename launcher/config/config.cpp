@@ -100,12 +100,15 @@ void check_redis_tls(const Config& c, Problems& problems) {
 }
 
 void check_together(const Config& c, Commands readers, Problems& problems) {
-  if (c.min_nodes && *c.min_nodes > c.nodes) {
+  // Against a node count that was given. Without one, LWS_GROUP_SIZE or PET_NNODES may settle it:
+  // the plan checks the ordinal (plan/pod_identity.cpp) and the quorum (plan/plan.cpp) then.
+  const bool nodes_given = c.source_of(&Config::nodes) != "default";
+  if (nodes_given && c.min_nodes && *c.min_nodes > c.nodes) {
     problems.push_back(c.source_of(&Config::min_nodes) + ": " + std::to_string(*c.min_nodes) +
                        " is more than nodes=" + std::to_string(c.nodes) + " (expected a quorum from 1 to " +
                        std::to_string(c.nodes) + ")");
   }
-  if (c.ordinal && *c.ordinal >= c.nodes) {
+  if (nodes_given && c.ordinal && *c.ordinal >= c.nodes) {
     problems.push_back(c.source_of(&Config::ordinal) + ": ordinal " + std::to_string(*c.ordinal) +
                        " is not below nodes=" + std::to_string(c.nodes) + " (expected 0.." +
                        std::to_string(c.nodes - 1) + "; set RAYLAUNCH_NODES to the replica count)");

@@ -50,9 +50,11 @@ const std::vector<Setting>& settings() {
   // The order is each command's --help order, the docs table's, and that of the error lines.
   static const std::vector<Setting> table = {
       // Cluster shape and identity.
-      {"nodes", "--nodes", "RAYLAUNCH_NODES", "1", "", "total pods (Ray nodes) in the job, head included",
+      {"nodes", "--nodes", "RAYLAUNCH_NODES", "1", "", "total pods (Ray nodes) in the job, head included; "
+       "LWS_GROUP_SIZE or PET_NNODES where set (a given value must agree)",
        k_ray_clients, into<&C::nodes>(int_in(1, k_max_nodes))},
-      {"ordinal", "--ordinal", "RAYLAUNCH_ORDINAL", "", "JOB_COMPLETION_INDEX, else the hostname's -N suffix",
+      {"ordinal", "--ordinal", "RAYLAUNCH_ORDINAL", "", "LWS_WORKER_INDEX, PET_NODE_RANK or the JobSet pod's index, else JOB_COMPLETION_INDEX, else the "
+       "hostname's -N suffix",
        "this pod's index: 0 is the head, 1..nodes-1 are workers", k_ray_clients,
        into<&C::ordinal>(int_in(0, k_max_nodes - 1))},
       {"hostname", "--hostname", "HOSTNAME", "", "gethostname()", "this pod's hostname (also Ray's --node-name)",
@@ -68,7 +70,7 @@ const std::vector<Setting>& settings() {
       {"cluster_domain", "--cluster-domain", "RAYLAUNCH_CLUSTER_DOMAIN", "",
        "from /etc/hosts or /etc/resolv.conf, else cluster.local", "Kubernetes cluster DNS domain", k_ray_clients,
        into<&C::cluster_domain>(dns_name(net::is_dns_subdomain, "a DNS domain such as cluster.local"))},
-      {"head_address", "--head-address", "RAYLAUNCH_HEAD_ADDRESS", "", "<base>-0.<service>.<namespace>.svc.<domain>",
+      {"head_address", "--head-address", "RAYLAUNCH_HEAD_ADDRESS", "", "LWS_LEADER_ADDRESS or PET_MASTER_ADDR, else <base>-0.<service>.<namespace>.svc.<domain>",
        "the head's host[:port] (IPv6 in brackets), instead of deriving it; the port defaults to --ray-port",
        k_ray_clients, custom<&C::head_host>([](const std::string& t, Config& c) {
          const auto hp = net::parse_host_port(t, 0);

@@ -11,6 +11,7 @@
 #include "plan/node_checks.hpp"
 #include "plan/object_store.hpp"
 #include "util/exit_codes.hpp"
+#include "util/fatal.hpp"
 
 namespace launcher {
 
@@ -54,6 +55,12 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   plan.checks_policy = config.checks;
   plan.command = std::move(command);
   plan.join_timeout = config.join_timeout;
+  if (config.min_nodes && *config.min_nodes > plan.identity.nodes) {
+    // Checked here, not with the settings, when the count is LWS_GROUP_SIZE's or PET_NNODES'.
+    throw Fatal(exit_code::usage, config.source_of(&Config::min_nodes) + ": " + std::to_string(*config.min_nodes) +
+                                      " is more than nodes=" + std::to_string(plan.identity.nodes) +
+                                      " (expected a quorum from 1 to " + std::to_string(plan.identity.nodes) + ")");
+  }
   if (config.min_nodes && *config.min_nodes < plan.identity.nodes) {
     plan.min_nodes = config.min_nodes;
     plan.quorum_grace = config.quorum_grace;
@@ -79,6 +86,7 @@ Plan make_plan(const Config& config, const PodFacts& facts, std::vector<std::str
   }
 
   Expectations expect = settle_expectations(config, facts.node);
+  expect.nodes = std::max(1, plan.identity.nodes);  // LWS_GROUP_SIZE or PET_NNODES may have settled it
   plan.expected_gpus = expect.gpus;
   plan.expected_efa = expect.efa;
   plan.object_store = plan_object_store(config, facts.node);

@@ -91,6 +91,10 @@ std::string render_plan_text(const Plan& plan) {
   const PodIdentity& id = plan.identity;
   std::string out = "raylaunch plan: " + util::printable(id.hostname) + " is the " + to_string(id.role) +
                     " (ordinal " + std::to_string(id.ordinal) + " of " + std::to_string(id.nodes) + " nodes)\n";
+  if (id.workload) {
+    line(out, "workload", std::string(to_string(*id.workload)) + ": " + util::printable(id.workload_detail));
+  }
+  line(out, "nodes", std::to_string(id.nodes) + "  (" + id.nodes_source + ")");
   line(out, "ordinal", std::to_string(id.ordinal) + "  (" + id.ordinal_source + ")");
   line(out, "head", id.head_address() + "  (" + id.head_host_source + ")");
   if (!id.namespace_name.empty()) {
@@ -168,6 +172,9 @@ std::string render_plan_json(const Plan& plan) {
   doc["ordinal"] = id.ordinal;
   doc["ordinal_source"] = id.ordinal_source;
   doc["nodes"] = id.nodes;
+  doc["nodes_source"] = id.nodes_source;
+  doc["workload"] = id.workload ? util::Json{{"kind", json_name(*id.workload)}, {"detail", id.workload_detail}}
+                                : util::Json(nullptr);
   doc["node_name"] = id.hostname;
   doc["head_address"] = id.head_address();
   doc["head_address_source"] = id.head_host_source;

@@ -43,7 +43,10 @@ const char* to_string(Role r) { return r == Role::head ? "head" : "worker"; }
 
 std::vector<std::string> PodIdentity::expected_node_names() const {
   // A one-node job is just this pod, whatever its name looks like.
-  return nodes == 1 ? std::vector<std::string>{hostname} : pod_names(base_name, nodes);
+  if (nodes == 1) {
+    return {hostname};
+  }
+  return workload_pods ? *workload_pods : pod_names(base_name, nodes);
 }
 
 std::string PodIdentity::head_address() const { return net::HostPort{head_host, head_port}.text(); }
@@ -106,7 +109,38 @@ std::optional<std::string> domain_from_resolv_conf(const std::string& resolv_con
 PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
   PodIdentity id;
   std::vector<std::string> problems;
+  // What LWS, JobSet or Kubeflow Trainer told this pod (throws 64 on a value that is there but
+  // wrong). An explicit setting still comes first, but must agree: a RAYLAUNCH_NODES of 4 in an
+  // LWS group of 3 would have the head wait out the join timeout for a pod that never comes.
+  const std::optional<WorkloadIdentity> workload = workload_identity(facts.env, facts.hostname);
+  const bool nodes_given = config.source_of(&Config::nodes) != "default";
   id.nodes = config.nodes;
+  id.nodes_source = config.source_of(&Config::nodes);
+  if (workload) {
+    id.workload = workload->kind;
+    id.workload_detail = workload->detail;
+    if (workload->nodes) {
+      if (nodes_given && config.nodes != *workload->nodes) {
+        problems.push_back(config.source_of(&Config::nodes) + ": " + std::to_string(config.nodes) +
+                           " contradicts " + workload->nodes_source + "=" + std::to_string(*workload->nodes) +
+                           " (" + to_string(workload->kind) + "'s own count: unset " +
+                           config.source_of(&Config::nodes) + " or make them equal)");
+      }
+      id.nodes = *workload->nodes;
+      id.nodes_source = workload->nodes_source;
+    }
+    if (config.ordinal && *config.ordinal != workload->ordinal) {
+      problems.push_back(config.source_of(&Config::ordinal) + ": " + std::to_string(*config.ordinal) +
+                         " contradicts " + workload->ordinal_source + ", which makes this pod ordinal " +
+                         std::to_string(workload->ordinal) + " (unset " + config.source_of(&Config::ordinal) + ")");
+    }
+    if (workload->ordinal >= id.nodes) {
+      problems.push_back(workload->ordinal_source + ": ordinal " + std::to_string(workload->ordinal) +
+                         " is not below nodes=" + std::to_string(id.nodes) + " (" + id.nodes_source +
+                         "; set RAYLAUNCH_NODES to the pods of the " + to_string(workload->kind) + ")");
+    }
+    id.workload_pods = workload->pod_names(id.nodes);
+  }
   id.ray_port = config.ray_port;
   id.head_port = config.head_port.value_or(config.ray_port);
   id.hostname = facts.hostname;
@@ -116,24 +150,33 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
   if (config.ordinal) {
     id.ordinal = *config.ordinal;
     id.ordinal_source = config.source_of(&Config::ordinal);
+    if (!nodes_given && id.ordinal >= id.nodes && !(workload && workload->ordinal != id.ordinal)) {
+      // A given node count was checked with the settings; this one is the default or the workload's.
+      problems.push_back(id.ordinal_source + ": ordinal " + std::to_string(id.ordinal) + " is not below nodes=" +
+                         std::to_string(id.nodes) + " (expected 0.." + std::to_string(id.nodes - 1) +
+                         "; set RAYLAUNCH_NODES to the replica count)");
+    }
+  } else if (workload) {
+    id.ordinal = workload->ordinal;
+    id.ordinal_source = workload->ordinal_source;
   } else if (auto jci = facts.env.find("JOB_COMPLETION_INDEX"); jci != facts.env.end() && !jci->second.empty()) {
-    const auto n = util::parse_int(jci->second, 0, config.nodes - 1);
+    const auto n = util::parse_int(jci->second, 0, id.nodes - 1);
     if (n) {
       id.ordinal = static_cast<int>(*n);
       id.ordinal_source = "JOB_COMPLETION_INDEX";
     } else {
       problems.push_back(bad_setting("JOB_COMPLETION_INDEX", jci->second,
-                                     n.error() + ", below nodes=" + std::to_string(config.nodes)));
+                                     n.error() + ", below nodes=" + std::to_string(id.nodes)));
     }
   } else if (auto suffix = ordinal_suffix(facts.hostname)) {
     id.ordinal = *suffix;
     id.ordinal_source = "hostname " + facts.hostname;
-    if (*suffix >= config.nodes) {
+    if (*suffix >= id.nodes) {
       problems.push_back("hostname " + facts.hostname + ": ordinal " + std::to_string(*suffix) +
-                         " is not below nodes=" + std::to_string(config.nodes) +
+                         " is not below nodes=" + std::to_string(id.nodes) +
                          " (set RAYLAUNCH_NODES to the replica count)");
     }
-  } else if (config.nodes == 1) {
+  } else if (id.nodes == 1) {
     id.ordinal = 0;
     id.ordinal_source = k_single_node_ordinal;
   } else {
@@ -170,7 +213,8 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
   // The kubelet's FQDN line is the truth about this pod's DNS name: a setting that contradicts it
   // would derive a head name that never resolves, and the pods would wait out the join timeout
   // (30 min in the manifests) blaming each other. Only matters when the head's name is derived.
-  if (fqdn && !config.head_host && !(config.nodes == 1 && id.role == Role::head)) {
+  const bool workload_head = workload && !workload->head_host.empty();
+  if (fqdn && !config.head_host && !workload_head && !(id.nodes == 1 && id.role == Role::head)) {
     const std::string own = facts.hostname + "." + join_from(*fqdn, 0);
     const auto contradicts = [&](const std::string& source, const std::string& given, const std::string& actual,
                                  const char* what) {
@@ -197,9 +241,12 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
   if (config.head_host) {
     id.head_host = *config.head_host;
     id.head_host_source = config.source_of(&Config::head_host);
-  } else if (config.nodes == 1 && id.role == Role::head) {
+  } else if (id.nodes == 1 && id.role == Role::head) {
     id.head_host = platform::k_loopback;
     id.head_host_source = "single-node job: this pod";
+  } else if (workload_head) {
+    id.head_host = workload->head_host;
+    id.head_host_source = workload->head_host_source;
   } else {
     if (id.namespace_name.empty()) {
       problems.push_back(
@@ -211,12 +258,15 @@ PodIdentity resolve_identity(const Config& config, const PodFacts& facts) {
                          "Service name, or give the pod a subdomain, or pass --head-address)");
     }
     const bool ordinal_reported = id.ordinal_source.empty();  // no ordinal at all: said above
-    if (!ordinal_suffix(facts.hostname) && !ordinal_reported) {
+    if (!workload && !ordinal_suffix(facts.hostname) && !ordinal_reported) {
       problems.push_back("hostname \"" + util::printable(facts.hostname) +
                          "\" has no -N suffix, so the head's name cannot be derived (pass --head-address)");
     }
-    id.head_host = id.base_name + "-0." + id.service + "." + id.namespace_name + ".svc." + id.cluster_domain;
-    id.head_host_source = "derived";
+    // The head pod's name: the workload's (JobSet: <jobset>-head-0-0), else this pod's base, -0.
+    const std::string head_pod = workload ? workload->head_pod : id.base_name + "-0";
+    id.head_host = head_pod + "." + id.service + "." + id.namespace_name + ".svc." + id.cluster_domain;
+    id.head_host_source = workload ? std::string("derived from ") + to_string(workload->kind) + " pod " + head_pod
+                                   : std::string("derived");
   }
   if (!problems.empty()) {
     throw Fatal(exit_code::usage, problems);

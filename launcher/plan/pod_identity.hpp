@@ -6,6 +6,7 @@
 
 #include "config/config.hpp"
 #include "plan/pod_facts.hpp"
+#include "plan/workload_identity.hpp"
 #include "util/platform.hpp"
 
 namespace launcher {
@@ -36,6 +37,12 @@ struct PodIdentity {
   int ordinal = 0;
   std::string ordinal_source;  // e.g. "hostname training-3", "JOB_COMPLETION_INDEX"
   int nodes = 1;
+  std::string nodes_source;    // "--nodes", "RAYLAUNCH_NODES", "default", "LWS_GROUP_SIZE", "PET_NNODES"
+  std::optional<Workload> workload;  // the controller whose variables settled the identity, if any
+  std::string workload_detail;       // what was read from it, for the plan
+  // The workload's real pod names (LWS: <lws>-<group>[-<index>], JobSet: its hostnames);
+  // nullopt: the StatefulSet/Indexed Job rule, base-0 … base-(nodes-1).
+  std::optional<std::vector<std::string>> workload_pods;
   std::string hostname;        // also Ray's --node-name: unique and stable across restarts
   std::string base_name;       // hostname without "-<ordinal>": "training"
   std::string namespace_name;  // "" when unknown (allowed only for a 1-node job)
@@ -50,7 +57,7 @@ struct PodIdentity {
 
   // "host:port", IPv6 in brackets: what RAYLAUNCH_HEAD_ADDRESS accepts back.
   std::string head_address() const;
-  // Pod names the head expects to see join: base-0 … base-(nodes-1).
+  // Pod names the head expects to see join: the workload's, else base-0 … base-(nodes-1).
   std::vector<std::string> expected_node_names() const;
 };
 

@@ -64,7 +64,9 @@ DEFAULT_CRDS = [os.path.join(SCHEMA_DIR, name) for name in (
     "kueue.x-k8s.io_clusterqueues.v0.19.2.yaml", "kueue.x-k8s.io_localqueues.v0.19.2.yaml",
     "karpenter.sh_nodeoverlays.v1.14.1.yaml", "karpenter.sh_nodepools.v1.14.1.yaml",
     "karpenter.k8s.aws_ec2nodeclasses.v1.14.1.yaml",
-    "monitoring.coreos.com_podmonitors.v0.93.0.yaml", "monitoring.coreos.com_prometheusrules.v0.93.0.yaml")]
+    "monitoring.coreos.com_podmonitors.v0.93.0.yaml", "monitoring.coreos.com_prometheusrules.v0.93.0.yaml",
+    # The workload APIs raylaunch reads its identity from (overlays/lws, overlays/jobset).
+    "leaderworkerset.x-k8s.io_leaderworkersets.v0.10.0.yaml", "jobset.x-k8s.io_jobsets.v0.12.0.yaml")]
 # The kit's node pools: pods that select them must tolerate their taints (rule node-pool-taints).
 DEFAULT_NODE_POOLS = sorted(glob.glob(os.path.join(REPO, "manifests", "karpenter", "*.yaml")))
 IMPORT_ERROR = None if yaml is not None and jsonschema is not None else "No module named 'yaml' or 'jsonschema'"

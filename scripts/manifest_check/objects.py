@@ -18,6 +18,17 @@ CONTROLLER_LABELS = {
     "Job": {"batch.kubernetes.io/job-completion-index", "batch.kubernetes.io/controller-uid",
             "batch.kubernetes.io/job-name", "controller-uid", "job-name"},
 }
+# The workload APIs whose pods carry raylaunch's identity themselves (plan/workload_identity.hpp):
+# their pod templates get every workload rule, and rules/lws_*.py, start_order.py, jobset_*.py.
+WORKLOAD_APIS = {"LeaderWorkerSet", "JobSet"}
+# What LWS and JobSet label their pods with (sigs.k8s.io/lws v0.10.0 api/leaderworkerset/v1,
+# sigs.k8s.io/jobset v0.12.0 api/jobset/v1alpha2), and the controllers they create pods through.
+CONTROLLER_LABELS["LeaderWorkerSet"] = CONTROLLER_LABELS["StatefulSet"] | {
+    "leaderworkerset.sigs.k8s.io/name", "leaderworkerset.sigs.k8s.io/group-index",
+    "leaderworkerset.sigs.k8s.io/worker-index", "leaderworkerset.sigs.k8s.io/group-key"}
+CONTROLLER_LABELS["JobSet"] = CONTROLLER_LABELS["Job"] | {
+    "jobset.sigs.k8s.io/jobset-name", "jobset.sigs.k8s.io/replicatedjob-name", "jobset.sigs.k8s.io/job-index",
+    "jobset.sigs.k8s.io/job-global-index", "jobset.sigs.k8s.io/job-key"}
 SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"}
 
 
@@ -38,6 +49,16 @@ def pod_templates(doc):
         template = dig(doc, *WORKLOAD_TEMPLATES[kind])
         if isinstance(template, dict) and isinstance(template.get("spec"), dict):
             yield ".".join(WORKLOAD_TEMPLATES[kind] + ("spec",)), template
+    elif kind == "LeaderWorkerSet":
+        for field in ("leaderTemplate", "workerTemplate"):
+            template = dig(doc, "spec", "leaderWorkerTemplate", field)
+            if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+                yield f"spec.leaderWorkerTemplate.{field}.spec", template
+    elif kind == "JobSet":
+        for index, rjob in enumerate(dig(doc, "spec", "replicatedJobs") or []):
+            template = dig(rjob, "template", "spec", "template")
+            if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+                yield f"spec.replicatedJobs[{dig(rjob, 'name') or index}].template.spec.template.spec", template
     elif kind == "MPIJob":
         for role, replica in (dig(doc, "spec", "mpiReplicaSpecs") or {}).items():
             template = dig(replica, "template")

@@ -24,7 +24,9 @@ from kubetest.testing import eq, main  # noqa: E402
 MANIFESTS = os.path.join(REPO, "manifests")
 SCHEMAS = os.path.join(REPO, "tests", "data", "schemas")
 CRDS = ["kueue.x-k8s.io_*.v0.19.2.yaml", "kubeflow.org_mpijobs.v0.8.0.yaml", "karpenter.*.yaml",
-        "monitoring.coreos.com_*.yaml"]
+        "monitoring.coreos.com_*.yaml",
+        # The workload APIs of overlays/lws and overlays/jobset (their controllers are not needed for a dry run).
+        "leaderworkerset.x-k8s.io_*.yaml", "jobset.x-k8s.io_*.yaml"]
 # Each component on the overlay it is meant for, after the components it needs.
 COMPONENTS = {
     "auth-token": ("p5", []), "gcs-ft": ("p5", []), "gcs-ft-tls": ("p5", ["gcs-ft"]),

@@ -20,7 +20,12 @@ from . import placement
 from . import restart
 from . import unit
 from . import workload
-from ..objects import WORKLOAD_TEMPLATES, dig, pod_templates
+from .jobset_failure import jobset_failure_rules
+from .jobset_shape import jobset_shape_rules
+from .lws_restart import lws_restart_rules
+from .lws_shape import lws_shape_rules
+from .start_order import start_order_rules
+from ..objects import WORKLOAD_APIS, WORKLOAD_TEMPLATES, dig, pod_templates
 
 RULES = {
     "raylaunch-command": "every container of a workload runs `raylaunch run -- <launch command>`, or a Job's "
@@ -99,6 +104,19 @@ RULES = {
                   "EFA and huge pages, selectors match templates, restart policies, Job fields, label syntax, PDB, "
                   "Service ports, NetworkPolicy endPort, Kueue flavors = coveredResources",
 }
+# The workload APIs that hand raylaunch its identity (LeaderWorkerSet, JobSet): their own rules.
+RULES.update({
+    "lws-shape": "a LeaderWorkerSet's RAYLAUNCH_NODES equals leaderWorkerTemplate.size and nothing sets "
+                 "RAYLAUNCH_ORDINAL or RAYLAUNCH_HEAD_ADDRESS: the leader is the head",
+    "lws-restart": "a multi-pod LeaderWorkerSet recreates its group on a pod restart (RecreateGroupOnPodRestart "
+                   "or RecreateGroupAfterStart), as raylaunch's exit codes 69, 75, 76 ask",
+    "start-order": "a LeaderWorkerSet creates its workers with the leader (startupPolicy LeaderCreated): "
+                   "raylaunch's workers wait for their head themselves",
+    "jobset-shape": "a JobSet is replicated jobs head (1 pod) and workers (Indexed, nodes-1 pods), one Job each, "
+                    "RAYLAUNCH_NODES their sum, JOBSET_NAME from the Downward API, its success policy the head's",
+    "jobset-failure": "a JobSet fails at once on 64 and 78 (each Job's podFailurePolicy FailJob, then FailJobSet "
+                      "on PodFailurePolicy) and restarts whole on the retryable rest (69, 75, 76), maxRestarts >= 1",
+})
 # Kinds whose pods are not raylaunch pods; only the rules for every object apply to them.
 RAYLAUNCH_EXEMPT = {
     "MPIJob": "NCCL-tests fabric check: the MPI Operator needs mpirun in the launcher and sshd in the workers",
@@ -142,6 +160,12 @@ def object_rules(doc):
         problems += placement.ephemeral_storage_rules(doc)
     if kind == "MPIJob":
         problems += generic.mpirun_rules(doc) + generic.mpijob_fabric_rules(doc)
+    if kind in WORKLOAD_APIS:  # every workload rule for each pod template, then the API's own
+        for where, template in pod_templates(doc):
+            problems += workload.workload_rules(doc, where, template)
+        problems += placement.ephemeral_storage_rules(doc)
+        problems += (lws_shape_rules(doc) + lws_restart_rules(doc) + start_order_rules(doc)
+                     + jobset_shape_rules(doc) + jobset_failure_rules(doc))
     return problems
 
 

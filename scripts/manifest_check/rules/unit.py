@@ -74,7 +74,9 @@ def selector_rules(docs):
     problems = []
     for index, doc in enumerate(docs):
         for field, selector, required in selectors(doc):
-            matched = [name for name, labels, wildcard, _ in pods if selects(selector, labels, wildcard)]
+            # One object is one cluster, whatever number of pod templates it has (LWS, JobSet).
+            matched = list(dict.fromkeys(name for name, labels, wildcard, _ in pods
+                                         if selects(selector, labels, wildcard)))
             if len(matched) > 1:
                 problems.append((index, f"rule one-cluster: {field} {json.dumps(selector, sort_keys=True)} selects the "
                                         f"pods of {' and '.join(matched)}: give each cluster its own label "
