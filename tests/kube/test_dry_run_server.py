@@ -28,6 +28,7 @@ CRDS = ["kueue.x-k8s.io_*.v0.19.2.yaml", "kubeflow.org_mpijobs.v0.8.0.yaml", "ka
 # Each component on the overlay it is meant for, after the components it needs.
 COMPONENTS = {
     "auth-token": ("p5", []), "gcs-ft": ("p5", []), "gcs-ft-tls": ("p5", ["gcs-ft"]),
+    "gcs-ft-rocksdb": ("p5", []),
     "hugepages": ("p5", []), "kueue": ("p5", []), "kueue-topology": ("p5", ["kueue"]),
     "p4de": ("indexed-job", []), "p5": ("single-node", []), "priority": ("p5", []),
     "local-cpu": ("indexed-job", []), "restart-in-place": ("indexed-job", []),

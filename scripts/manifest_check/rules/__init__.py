@@ -12,6 +12,7 @@ from .. import env_rules as env_rules_table
 from . import api_objects
 from . import api_pod
 from . import capacity
+from . import gcs_store
 from . import generic
 from . import kubernetes_version
 from . import kueue
@@ -62,6 +63,10 @@ RULES = {
     "gcs-ft": "RAY_REDIS_ADDRESS comes with RAY_external_storage_namespace and REDIS_PASSWORD from a Secret; no two "
               "clusters share a storage namespace; a redis-cleanup Job matches its cluster and is committed suspended; "
               "Redis TLS settings only with rediss://, their files mounted, a CA for the cleanup Job",
+    "gcs-store-volume": "RAY_gcs_storage=rocksdb has RAY_gcs_storage_path on a claim of its own per pod (a "
+                        "volumeClaimTemplate, ReadWriteOnce, larger than raylaunch's free-space floor; not an emptyDir, "
+                        "not read-only, not one claim for several pods), no RAY_REDIS_ADDRESS beside it, a startupProbe "
+                        "of at least Ray's 120 s; no path without rocksdb",
     "kueue": "Kueue's queue-name label is on the workload itself; topology annotations need it, one mode at a time",
     "one-cluster": "each Service, PodDisruptionBudget, NetworkPolicy and PodMonitor selects the pods of exactly one "
                    "workload",
@@ -128,8 +133,10 @@ def object_rules(doc):
                 + capacity.capacity_rules(doc) + placement.shm_rules(doc)
                 + placement.efa_placement_rules(doc)
                 + api_objects.object_problems(doc) + restart.object_restart_rules(doc))
+    claims = [dig(c, "metadata", "name") for c in dig(doc, "spec", "volumeClaimTemplates") or []] \
+        if kind == "StatefulSet" else []
     for where, template in pod_templates(doc):
-        problems += api_pod.pod_template_problems(kind, where, template["spec"])
+        problems += api_pod.pod_template_problems(kind, where, template["spec"], claims)
     if kind == "NodeOverlay":
         problems += capacity.node_overlay_rules(doc)
     if kind == "Service" and dig(doc, "spec", "clusterIP") == "None" \
@@ -140,6 +147,7 @@ def object_rules(doc):
         for where, template in pod_templates(doc):
             problems += workload.workload_rules(doc, where, template)
         problems += placement.ephemeral_storage_rules(doc)
+        problems += gcs_store.gcs_store_rules(doc)
     if kind == "MPIJob":
         problems += generic.mpirun_rules(doc) + generic.mpijob_fabric_rules(doc)
     return problems
