@@ -78,7 +78,7 @@ struct Settings {
 
 // Variables the command gets from the run itself, beyond the plan's environment.
 inline constexpr const char* k_nodes_present_env = "RAYLAUNCH_NODES_PRESENT";  // pods ALIVE at its start
-inline constexpr const char* k_restart_count_env = "RAYLAUNCH_RESTART_COUNT";  // 0, then 1, 2, … (on from earlier_runs)
+inline constexpr const char* k_restart_count_env = "RAYLAUNCH_RESTART_COUNT";  // 0, 1, 2, … (on from earlier_runs)
 
 // Events the supervisor feeds in.
 struct Start {};
