@@ -15,6 +15,7 @@
 #include "health/health_service.hpp"
 #include "health/http_server.hpp"
 #include "health/probe_cache.hpp"
+#include "plan/gcs_store_runs.hpp"
 #include "plan/gcs_store_volume.hpp"
 #include "plan/plan.hpp"
 #include "plan/ray_install.hpp"
@@ -145,6 +146,37 @@ util::Fd hold_gcs_store(const Plan& plan, const Config& config) {
   return {};
 }
 
+// The head on a GCS store counts the command's starts there (plan/gcs_store_runs.hpp), so that a
+// container the kubelet restarts gives its command RAYLAUNCH_RESTART_COUNT from where the last
+// one left it. A record that cannot be read or written is a warning: the run goes on, counting
+// from what it has.
+void count_runs_on_store(const Plan& plan, supervisor::RunSpec& spec) {
+  for (const Action& action : plan.actions) {
+    const auto* store = std::get_if<PrepareGcsStore>(&action);
+    if (store == nullptr || !spec.settings.head) {
+      continue;
+    }
+    const RecordedRuns recorded = read_command_runs(store->path);
+    if (!recorded.problem.empty()) {
+      spdlog::warn("GCS store: {}/{} {}: counting the command's starts from 0", store->path, k_store_runs_file,
+                   recorded.problem);
+    } else if (recorded.runs > 0) {
+      spdlog::info("GCS store: the command started {} on this cluster before: RAYLAUNCH_RESTART_COUNT goes on from {}",
+                   util::plural(recorded.runs, "time"), recorded.runs);
+    }
+    spec.settings.earlier_runs = recorded.runs;
+    spec.settings.record_runs = true;
+    spec.record_run = [path = store->path](int runs) {
+      if (const std::string err = record_command_runs(path, runs); !err.empty()) {
+        spdlog::warn("GCS store: cannot record the command's start in {}/{} ({}): a restarted container counts "
+                     "from the last record",
+                     path, k_store_runs_file, err);
+      }
+    };
+    return;
+  }
+}
+
 // The plan's environment, applied to raylaunch itself: `ray start` and every process Ray
 // spawns inherit it, and never see a later change (ray-gcs-wire.md §5).
 void apply_environment(const Plan& plan) {
@@ -234,6 +266,7 @@ int supervise(const Plan& plan, const Config& config, Programs programs, const g
 
   supervisor::RunSpec spec;
   spec.settings = lifecycle_settings(plan, config, watching);
+  count_runs_on_store(plan, spec);
   spec.start_watches = [&watches](std::function<void(supervisor::StopCommand)> stop) { watches.start(std::move(stop)); };
   spec.stop_watches = [&watches] { watches.stop(); };
   spec.ray = std::move(programs.ray);

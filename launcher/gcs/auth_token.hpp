@@ -40,9 +40,9 @@ struct TokenLookup {
 };
 
 // Where Ray looks for Kubernetes tokens (platform.hpp); parameters so that tests can point them
-// elsewhere. Ray 2.55+ (RAY_ENABLE_K8S_TOKEN_AUTH) reads kRaySaTokenPath, a projected token of
-// audience ray.io (KubeRay mounts it), never the API server's token: that one goes to the API
-// server only, in Ray's TokenReview calls. Ray 2.52-2.53's RAY_AUTH_MODE=k8s read kK8sSaTokenPath.
+// elsewhere. Ray 2.55+ (RAY_ENABLE_K8S_TOKEN_AUTH) reads kRaySaTokenPath, a projected token
+// (KubeRay mounts it; components/auth-k8s-token too), never the automounted API token beside
+// it: that one goes to the API server only, in Ray's TokenReview calls. Ray 2.52-2.53's RAY_AUTH_MODE=k8s read kK8sSaTokenPath.
 struct TokenPaths {
   std::string ray_service_account = platform::k_ray_service_account_token;
   std::string k8s_service_account = platform::k_k8s_service_account_token;

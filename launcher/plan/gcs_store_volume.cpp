@@ -10,6 +10,7 @@
 #include <cstring>
 #include <spdlog/spdlog.h>
 
+#include "util/durable_write.hpp"
 #include "util/fatal.hpp"
 #include "util/parse.hpp"
 #include "util/strings.hpp"
@@ -68,33 +69,6 @@ std::string probe_writes(const std::string& path) {
     }
   }
   return result;
-}
-
-// Writes `text` to `dir/name` as Ray writes its session_name: a temporary file, fsync, rename,
-// fsync of the directory, so that a crash leaves the old file or the new one, never half of it.
-std::string write_durably(const std::string& dir, const std::string& name, const std::string& text) {
-  const std::string tmp = dir + "/." + name + ".tmp-" + std::to_string(::getpid());
-  util::Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644));
-  if (!fd.valid()) {
-    return errno_text("create");
-  }
-  const std::string line = text + "\n";
-  if (::write(fd.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size()) || ::fsync(fd.get()) != 0) {
-    const std::string e = errno_text("write");
-    ::unlink(tmp.c_str());
-    return e;
-  }
-  fd.reset();
-  if (::rename(tmp.c_str(), (dir + "/" + name).c_str()) != 0) {
-    const std::string e = errno_text("rename");
-    ::unlink(tmp.c_str());
-    return e;
-  }
-  util::Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!d.valid() || ::fsync(d.get()) != 0) {
-    return errno_text("fsync the directory");
-  }
-  return "";
 }
 
 const char* memory_fs(std::uint64_t type) {
@@ -222,7 +196,7 @@ util::Fd prepare_gcs_store(const PrepareGcsStore& want) {
     spdlog::debug("could not write the pid into {}: {}", lock_path, std::strerror(errno));
   }
   if (!facts.owner) {
-    if (const std::string err = write_durably(want.path, k_store_owner_file, want.owner); !err.empty()) {
+    if (const std::string err = util::write_durably(want.path, k_store_owner_file, want.owner); !err.empty()) {
       refuse("cannot claim " + p + " for " + util::printable(want.owner, 128) + " (" + err + ")",
              "give the container's user write access to " + p);
     }

@@ -66,6 +66,11 @@ struct Settings {
   // times within any `restart_window`, each time after the join barrier again. 0: never.
   int restarts = 0;
   std::chrono::milliseconds restart_window{3'600'000};
+  // Head on a GCS store (plan/gcs_store_runs.hpp): the command's starts that earlier containers of
+  // this head recorded, where RAYLAUNCH_RESTART_COUNT goes on from; with `record_runs`, each start
+  // is recorded first (RecordRun), so a restarted container counts on.
+  int earlier_runs = 0;
+  bool record_runs = false;
   // Head: the watches (the EFA counters, NCCL's RAS; app/run_watches) run while the command runs:
   // StartWatches when it is spawned, StopWatches when it exits. Not with `exec`.
   bool watch_command = false;
@@ -73,7 +78,7 @@ struct Settings {
 
 // Variables the command gets from the run itself, beyond the plan's environment.
 inline constexpr const char* k_nodes_present_env = "RAYLAUNCH_NODES_PRESENT";  // pods ALIVE at its start
-inline constexpr const char* k_restart_count_env = "RAYLAUNCH_RESTART_COUNT";  // 0, then 1, 2, … in place
+inline constexpr const char* k_restart_count_env = "RAYLAUNCH_RESTART_COUNT";  // 0, 1, 2, … (on from earlier_runs)
 
 // Events the supervisor feeds in.
 struct Start {};
@@ -171,11 +176,14 @@ struct Exit {
   int code = 0;
   std::string reason;  // the termination message: one line
 };
+struct RecordRun {  // the command is about to start: `runs` starts so far, this one included
+  int runs = 0;
+};
 struct StartWatches {};  // the command was spawned: the watches start (Settings::watch_command)
 struct StopWatches {};   // the command's process exited: the watches stop
 using Effect = std::variant<StartWait, CancelWait, Spawn, ExecCommand, SendSignal, KillGroup, WatchGroup, StartTimer,
-                            CancelTimer, CheckLeftovers, CheckStragglers, SignalStragglers, Log, Exit, StartWatches,
-                            StopWatches>;
+                            CancelTimer, CheckLeftovers, CheckStragglers, SignalStragglers, Log, Exit, RecordRun,
+                            StartWatches, StopWatches>;
 
 // What `run` does, as a state machine with no processes, clocks or sockets in it: events in,
 // effects out. Unit-tested on its own (tests/supervisor/test_supervisor_lifecycle.cpp); the

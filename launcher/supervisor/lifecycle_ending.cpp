@@ -342,8 +342,13 @@ void Lifecycle::run_command(std::vector<Effect>& out) {
     ++m_reruns;
     m_rerun_for.clear();
   }
+  // With the store, the count goes on from the runs of the head's earlier containers.
+  const int count = m_s.earlier_runs + m_reruns;
+  if (m_s.record_runs) {
+    out.emplace_back(RecordRun{count + 1});
+  }
   EnvAdditions env = {{k_nodes_present_env, std::to_string(m_nodes_present)},
-                      {k_restart_count_env, std::to_string(m_reruns)}};
+                      {k_restart_count_env, std::to_string(count)}};
   // With --exec the command replaces raylaunch (this machine then ends with the process). A
   // failed execve comes back as the command's exit with 126/127 and the reason, which is never
   // retried: the run stops with that code. A signal that arrives during the exec is handled

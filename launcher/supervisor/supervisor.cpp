@@ -455,6 +455,12 @@ struct Supervisor::Impl {
     spdlog::log(level, "{}", l.text);
   }
 
+  void apply(const RecordRun& r) {
+    if (spec.record_run) {
+      spec.record_run(r.runs);
+    }
+  }
+
   void apply(const StartWatches&) {
     if (spec.start_watches) {
       // Called on the watches' thread: asio::post is safe from any thread, and the watches are

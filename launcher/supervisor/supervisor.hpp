@@ -66,6 +66,9 @@ struct RunSpec {
   // stopped (a StopCommand event on the loop); stopped and joined (StopWatches) when it exits.
   std::function<void(std::function<void(StopCommand)> stop_command)> start_watches;
   std::function<void()> stop_watches;
+  // Records the command's starts on the head's GCS store (RecordRun, when Settings::record_runs):
+  // called before each start with the count, this one included.
+  std::function<void(int runs)> record_run;
 };
 
 // PID 1 duties on one Asio event loop: the termination signals and SIGCHLD read from a

@@ -50,8 +50,9 @@ inline constexpr std::uint64_t k_ray_max_object_store = 200'000'000'000ULL;
 inline constexpr std::uint64_t k_ray_require_shm_threshold = 10'000'000'000ULL;
 
 // Where Ray's token loader looks for Kubernetes tokens (src/ray/rpc/authentication/
-// k8s_constants.h; ray-gcs-wire.md "Token authentication"): kRaySaTokenPath, the projected token
-// of audience ray.io that KubeRay mounts (Ray 2.55+, RAY_ENABLE_K8S_TOKEN_AUTH), and
+// k8s_constants.h; ray-gcs-wire.md "Token authentication"): kRaySaTokenPath, the projected
+// service-account token KubeRay mounts there (Ray 2.55+, RAY_ENABLE_K8S_TOKEN_AUTH; with no audience
+// of its own: Ray's TokenReview names none, so the API server's audience), and
 // kK8sSaTokenPath, the pod's service-account token (Ray 2.52-2.53, RAY_AUTH_MODE=k8s).
 inline constexpr const char* k_ray_service_account_token = "/var/run/secrets/ray.io/serviceaccount/token";
 inline constexpr const char* k_k8s_service_account_token = "/var/run/secrets/kubernetes.io/serviceaccount/token";

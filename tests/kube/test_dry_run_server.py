@@ -29,13 +29,15 @@ CRDS = ["kueue.x-k8s.io_*.v0.19.2.yaml", "kubeflow.org_mpijobs.v0.8.0.yaml", "ka
         "leaderworkerset.x-k8s.io_*.yaml", "jobset.x-k8s.io_*.yaml"]
 # Each component on the overlay it is meant for, after the components it needs.
 COMPONENTS = {
-    "auth-token": ("p5", []), "gcs-ft": ("p5", []), "gcs-ft-tls": ("p5", ["gcs-ft"]),
+    "auth-token": ("p5", []), "auth-k8s-token": ("p5", []), "gcs-ft": ("p5", []), "gcs-ft-tls": ("p5", ["gcs-ft"]),
+    "gcs-ft-rocksdb": ("p5", []),
     "hugepages": ("p5", []), "kueue": ("p5", []), "kueue-topology": ("p5", ["kueue"]),
     "p4de": ("indexed-job", []), "p5": ("single-node", []), "priority": ("p5", []),
     "local-cpu": ("indexed-job", []), "restart-in-place": ("indexed-job", []),
     "prometheus-operator": ("p5", []),
 }
 CLUSTER_WIDE = ["components/kueue/queues.yaml", "components/kueue/queues-topology.yaml",
+                "components/auth-k8s-token/token-review.yaml",
                 "components/prometheus-operator/alerts.yaml",
                 "components/priority/priorityclass.yaml", "components/hugepages/nodeoverlay.yaml",
                 "karpenter/gpu-training.yaml", "storage/fsx-lustre-static.yaml"]

@@ -85,6 +85,8 @@ inline std::string word(const Effect& e) {
           return "watches:start";
         } else if constexpr (std::is_same_v<T, StopWatches>) {
           return "watches:stop";
+        } else if constexpr (std::is_same_v<T, RecordRun>) {
+          return "record:" + std::to_string(x.runs);
         } else {
           return "exit:" + std::to_string(x.code);
         }

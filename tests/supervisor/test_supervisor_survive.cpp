@@ -270,6 +270,30 @@ TEST_CASE("head: a retryable failure reruns the command after the barrier; the c
                              "spent); the command ran again in place 2 times (RAYLAUNCH_RESTARTS)");
 }
 
+TEST_CASE("head on a GCS store: the count goes on from earlier containers, each start recorded first",
+          "[lifecycle][survive]") {
+  // A head container the kubelet restarted on the same store: its command ran twice before.
+  Settings s = restarting_head(2);
+  s.earlier_runs = 2;
+  s.record_runs = true;
+  Lifecycle l(s);
+  l.on(Start{});
+  l.on(ready(Wait::local_gcs));
+  const auto first = l.on(joined(4));
+  CHECK(words(first) == W{"record:3", "spawn:command"});  // recorded before it starts
+  CHECK(env_of(spawn_of(first), "RAYLAUNCH_RESTART_COUNT") == "2");
+  l.on(command_exit(1, 5min));
+  const auto again = l.on(joined(4));
+  CHECK(words(again) == W{"record:4", "spawn:command"});
+  CHECK(env_of(spawn_of(again), "RAYLAUNCH_RESTART_COUNT") == "3");
+  CHECK(l.restarts() == 1);  // the reruns in place of this container, as the termination message counts them
+  // Without a store nothing is recorded (restarting_head: record_runs off).
+  Lifecycle plain(restarting_head(2));
+  plain.on(Start{});
+  plain.on(ready(Wait::local_gcs));
+  CHECK(words(plain.on(joined(4))) == W{"spawn:command"});
+}
+
 TEST_CASE("head: success, a non-retryable status and SIGTERM are never rerun", "[lifecycle][survive]") {
   {
     Lifecycle l = head_running_command(restarting_head(3));

@@ -3,7 +3,8 @@
 Each rule names what it enforces in RULES; every problem message starts with "rule <name>:".
 The rules live in generic.py, capacity.py, placement.py, restart.py and api_*.py (every object),
 kubernetes_version.py (every object, against the Kubernetes version checked for), workload.py,
-lifecycle.py and node_labels.py (raylaunch pods), unit.py and guards.py (across one build or file), kueue.py and
+lifecycle.py, node_labels.py, gcs_store.py and k8s_token.py (raylaunch pods; k8s_token.py also across
+a build and the files beside its components), unit.py and guards.py (across one build or file), kueue.py and
 node_pool_taints.py (across files: a workload and the queues it is admitted through, the node
 pools it selects). Facts behind them: ../shared/reference/fabric-and-node-checks.md, anchors.md
 and manifest-validation.md.
@@ -12,7 +13,9 @@ from .. import env_rules as env_rules_table
 from . import api_objects
 from . import api_pod
 from . import capacity
+from . import gcs_store
 from . import generic
+from . import k8s_token
 from . import kubernetes_version
 from . import kueue
 from . import node_pool_taints
@@ -67,6 +70,16 @@ RULES = {
     "gcs-ft": "RAY_REDIS_ADDRESS comes with RAY_external_storage_namespace and REDIS_PASSWORD from a Secret; no two "
               "clusters share a storage namespace; a redis-cleanup Job matches its cluster and is committed suspended; "
               "Redis TLS settings only with rediss://, their files mounted, a CA for the cleanup Job",
+    "gcs-store-volume": "RAY_gcs_storage=rocksdb has RAY_gcs_storage_path on a claim of its own per pod (a "
+                        "volumeClaimTemplate, ReadWriteOnce, larger than raylaunch's free-space floor; not an emptyDir, "
+                        "not read-only, not one claim for several pods), no RAY_REDIS_ADDRESS beside it, a startupProbe "
+                        "of at least Ray's 120 s; no path without rocksdb",
+    "k8s-token": "RAY_ENABLE_K8S_TOKEN_AUTH=true on every Ray container, with RAY_AUTH_MODE=token, RAY_CLUSTER_NAME "
+                 "and RAY_CLUSTER_NAMESPACE, no static RAY_AUTH_TOKEN(_PATH), a projected serviceAccountToken at "
+                 "/var/run/secrets/ray.io/serviceaccount/token (no audience: Ray's TokenReview names none), the "
+                 "API token mounted, a ServiceAccount that is not `default`, a Role granting it ray:write on "
+                 "its rayclusters.ray.io name and a ClusterRoleBinding (in the build or beside its components) "
+                 "to create tokenreviews and subjectaccessreviews",
     "kueue": "Kueue's queue-name label is on the workload itself; topology annotations need it, one mode at a time",
     "one-cluster": "each Service, PodDisruptionBudget, NetworkPolicy and PodMonitor selects the pods of exactly one "
                    "workload",
@@ -146,8 +159,10 @@ def object_rules(doc):
                 + capacity.capacity_rules(doc) + placement.shm_rules(doc)
                 + placement.efa_placement_rules(doc)
                 + api_objects.object_problems(doc) + restart.object_restart_rules(doc))
+    claims = [dig(c, "metadata", "name") for c in dig(doc, "spec", "volumeClaimTemplates") or []] \
+        if kind == "StatefulSet" else []
     for where, template in pod_templates(doc):
-        problems += api_pod.pod_template_problems(kind, where, template["spec"])
+        problems += api_pod.pod_template_problems(kind, where, template["spec"], claims)
     if kind == "NodeOverlay":
         problems += capacity.node_overlay_rules(doc)
     if kind == "Service" and dig(doc, "spec", "clusterIP") == "None" \
@@ -158,6 +173,8 @@ def object_rules(doc):
         for where, template in pod_templates(doc):
             problems += workload.workload_rules(doc, where, template)
         problems += placement.ephemeral_storage_rules(doc)
+        problems += gcs_store.gcs_store_rules(doc)
+        problems += k8s_token.k8s_token_rules(doc)
     if kind == "MPIJob":
         problems += generic.mpirun_rules(doc) + generic.mpijob_fabric_rules(doc)
     if kind in WORKLOAD_APIS:  # every workload rule for each pod template, then the API's own
@@ -174,7 +191,7 @@ def unit_rules(docs):
     labels from the kustomization): (index of the document, message)."""
     docs = [d if isinstance(d, dict) else {} for d in docs]
     labels = [(i, m) for i, d in enumerate(docs) for m in placement.part_of_rules(d)]
-    return unit.unit_rules(docs) + capacity.node_pool_rules(docs) + labels
+    return unit.unit_rules(docs) + capacity.node_pool_rules(docs) + labels + k8s_token.k8s_token_unit_rules(docs)
 
 
 def version_rules(doc, target):
@@ -193,4 +210,5 @@ def cross_unit_rules(units, related, extra_pools):
     pools = node_pool_taints.pools_of(units)
     names = {dig(pool, "metadata", "name") for _, pool in pools}
     pools += [(source, pool) for source, pool in extra_pools if dig(pool, "metadata", "name") not in names]
-    return kueue.kueue_rules(units, related) + node_pool_taints.node_pool_taint_rules(units, pools)
+    return (kueue.kueue_rules(units, related) + node_pool_taints.node_pool_taint_rules(units, pools)
+            + k8s_token.k8s_token_cross_rules(units, related))

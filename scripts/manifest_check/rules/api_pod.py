@@ -110,12 +110,13 @@ def toleration_problems(where, pod_spec):
     return problems
 
 
-def pod_template_problems(kind, where, pod_spec):
-    """Every rule above for one pod template of an object of `kind`."""
+def pod_template_problems(kind, where, pod_spec, claims=()):
+    """Every rule above for one pod template of an object of `kind`; `claims` names the volumes a
+    StatefulSet's volumeClaimTemplates add to each pod (mounted by name like any volume)."""
     all_containers = [c for key in ("initContainers", "containers") for c in pod_spec.get(key) or []]
     problems = unique_names(where, all_containers, "container name")
     problems += unique_names(f"{where}.volumes", pod_spec.get("volumes") or [], "volume name")
-    volumes = {v.get("name") for v in pod_spec.get("volumes") or [] if isinstance(v, dict)}
+    volumes = {v.get("name") for v in pod_spec.get("volumes") or [] if isinstance(v, dict)} | set(claims)
     for cname, container in containers(pod_spec):
         problems += container_problems(f"{where}.{cname}", container, volumes)
     problems += toleration_problems(where, pod_spec)

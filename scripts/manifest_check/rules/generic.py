@@ -11,6 +11,9 @@ from ..objects import argv, argv_lists, containers, dig, env_entries, inline_she
 # is (RAY_AUTH_TOKEN_PATH), not the secret itself.
 SECRET_PARTS = {"PASSWORD", "PASSWD", "TOKEN", "SECRET", "APIKEY", "CREDENTIALS", "PASSPHRASE"}
 NOT_SECRET_SUFFIXES = {"PATH", "FILE", "DIR", "NAME"}
+# A name with one of these parts turns a feature on or off (RAY_ENABLE_K8S_TOKEN_AUTH): a switch,
+# not a credential.
+SWITCH_PARTS = {"ENABLE", "DISABLE"}
 # A value that only refers to other variables ($(REDIS_PASSWORD)) is expanded by the kubelet
 # from wherever those come from; it is not the secret itself.
 ONLY_REFERENCES = re.compile(r"(\$\([A-Za-z_][A-Za-z0-9_.-]*\))+")
@@ -21,7 +24,7 @@ URL_CREDENTIALS = re.compile(r"^[a-z][a-z0-9+.-]*://[^/@:\s]*:([^/@\s]+)@", re.I
 
 def is_secret_name(name):
     parts = [p for p in str(name).upper().replace("-", "_").split("_") if p]
-    if not parts or parts[-1] in NOT_SECRET_SUFFIXES:
+    if not parts or parts[-1] in NOT_SECRET_SUFFIXES or SWITCH_PARTS & set(parts):
         return False
     joined = "_".join(parts)
     return any(p in SECRET_PARTS for p in parts) or "API_KEY" in joined or "ACCESS_KEY" in joined

@@ -4,7 +4,8 @@ through `raylaunch run` on nodes with PID and mount namespaces of their own (iss
 
 - the head killed with SIGKILL (every process: a container kill) and started again on its store:
   the worker is not restarted, its raylaunch goes on (no "new cluster"), its row is ALIVE again in
-  the same cluster, and the head's command runs again;
+  the same cluster, and the head's command runs again, its RAYLAUNCH_RESTART_COUNT on from the
+  store's record of its starts;
 - a store claimed by another cluster: the head exits 78 before `ray start`, naming that cluster.
 
 The store lives on a disk under /var/tmp: the test's private /run is tmpfs, which raylaunch
@@ -53,6 +54,10 @@ def test_head_restart_on_its_store():
             wait_for(lambda: "belongs to training: the head comes back as the same cluster" in log_of(head), 60,
                      "the restarted head to take its store back")
             wait_for(lambda: "started the command (pid" in log_of(head), 240, "the command to run again")
+            # The restarted container's command is a restart too: its count goes on from the store's record.
+            expect("RAYLAUNCH_RESTART_COUNT goes on from 1" in log_of(head), "the count goes on", log_of(head)[-3000:])
+            with open(os.path.join(store, "raylaunch-command-runs")) as f:
+                expect(f.read() == "2\n", "two starts of the command recorded on the store")
             c.wait_alive(["training-1"])
             expect(worker.alive() and worker.starts == 1, "the worker's pod was not restarted", worker.tail())
             wlog = log_of(worker)
