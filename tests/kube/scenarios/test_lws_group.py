@@ -34,9 +34,14 @@ def group_up(k, starts=1):
 
 
 def identity_from_lws(k):
-    """What raylaunch says about where its role came from: LWS's variables, no setting."""
-    text = k.pod("training-0-1").runs[0].text()
-    assert "LWS_WORKER_INDEX" in text or "leaderworkerset" in text.lower(), text[:3000]
+    """Where the worker's role came from, as `raylaunch plan` in its pod says: LWS's variables,
+    no setting of the overlay's."""
+    code, out = k.exec("training-0-1", ["raylaunch", "plan"], timeout=60)
+    eq(code, 0, f"raylaunch plan in training-0-1:\n{out[-2000:]}")
+    for line in ("workload       LeaderWorkerSet: group training-0, worker index 1 of 3",
+                 "nodes          3  (LWS_GROUP_SIZE)", "ordinal        1  (LWS_WORKER_INDEX)",
+                 f"head           training-0.training.{k.namespace}:6379  (LWS_LEADER_ADDRESS)"):
+        assert line in out, f"{line!r} not in the plan:\n{out[:2000]}"
 
 
 def recreated(k, before):
