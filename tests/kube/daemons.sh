@@ -25,7 +25,12 @@ start() {
   running "$name" "$1" && return 0
   say "  starting $name"
   setsid "$@" >>"$state/logs/$name.log" 2>&1 </dev/null &
-  echo $! >"$state/run/$name.pid"
+  local pid=$!
+  echo "$pid" >"$state/run/$name.pid"
+  # Until the child has exec'd, its cmdline is this script's, and `running` would call it
+  # exited: wait (bounded) for the daemon's own cmdline or the child's end.
+  local tries=0
+  until running "$name" "$1" || ! kill -0 "$pid" 2>/dev/null || ((++tries > 100)); do sleep 0.05; done
 }
 
 # wait_until WHAT SECONDS NAME CMD...: poll CMD; on timeout, the daemon's last log lines.
