@@ -95,8 +95,9 @@ RULES = {
                 "may land on (scripts/manifest_check/instance_types.py): a request no node can satisfy stays Pending",
     "shm": "GPU and raylaunch containers mount /dev/shm from an emptyDir with medium: Memory of at least 1Gi",
     "ephemeral-storage": "raylaunch containers request ephemeral-storage (Ray's /tmp/ray), or they are evicted first",
-    "efa-placement": "the pods of a multi-node workload with EFA are held in one zone by a required podAffinity on "
-                     "topology.kubernetes.io/zone (or a zone nodeSelector), which the scheduler and Karpenter honour",
+    "efa-placement": "the pods of a multi-node workload with EFA (an LWS group, a JobSet's Jobs together) are held "
+                     "in one zone by a required podAffinity on topology.kubernetes.io/zone (or a zone nodeSelector), "
+                     "which the scheduler and Karpenter honour",
     "part-of": "every object and pod template carries app.kubernetes.io/part-of: raylaunch",
     "node-overlay": "a NodeOverlay declares exactly hugepages-2Mi (or domain-prefixed resources), for named instance "
                     "types, and no more than the 5128 pages of 2 MiB the EFA AMIs preallocate",

@@ -21,11 +21,28 @@ MIN_SHM = quantity.GI  # NCCL and the DataLoader need more than the 64 MiB defau
 
 
 def pods_per_template(doc):
-    """How many pods each template of the object runs (None when unknown)."""
+    """How many pods that talk to each other (one Ray cluster, one MPI job) each template is
+    part of (None when unknown). An LWS group is one cluster: its size, leader and workers
+    together, whatever the number of groups. A JobSet is one cluster: the pods of every
+    replicated Job (the head's Job of one pod talks to the workers' Job)."""
     kind, spec = doc.get("kind"), doc.get("spec") or {}
     if kind == "MPIJob":
         return {f"spec.mpiReplicaSpecs.{role}.template.spec": (replica or {}).get("replicas", 1)
                 for role, replica in (spec.get("mpiReplicaSpecs") or {}).items()}
+    if kind == "LeaderWorkerSet":
+        size = dig(spec, "leaderWorkerTemplate", "size")
+        size = 1 if size is None else size
+        return {where: size for where, _ in pod_templates(doc)}
+    if kind == "JobSet":
+        total = 0
+        for rjob in spec.get("replicatedJobs") or []:
+            replicas = dig(rjob, "replicas")
+            parallelism = dig(rjob, "template", "spec", "parallelism")
+            replicas, parallelism = (1 if v is None else v for v in (replicas, parallelism))
+            if not isinstance(replicas, int) or not isinstance(parallelism, int):
+                return {}
+            total += replicas * parallelism
+        return {where: total for where, _ in pod_templates(doc)}
     count = spec.get("parallelism", 1) if kind == "Job" else spec.get("replicas", 1)
     return {where: count for where, _ in pod_templates(doc)}
 

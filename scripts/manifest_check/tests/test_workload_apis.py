@@ -130,3 +130,35 @@ class JobSetRules(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def without_zone_affinity(pod_template):
+    pod_template["spec"].get("affinity", {}).pop("podAffinity", None)
+    pod_template["spec"].get("nodeSelector", {}).pop("topology.kubernetes.io/zone", None)
+
+
+@unittest.skipUnless(shutil.which("kubectl"), "kubectl builds the overlays")
+class EfaPlacementOfOneCluster(unittest.TestCase):
+    """efa-placement counts the pods of one Ray cluster: an LWS group (its size, with one group),
+    a JobSet's Jobs together (a head Job of one pod and the workers' Job)."""
+
+    def test_one_lws_group_with_efa_must_share_a_zone(self):
+        doc = build("lws", "LeaderWorkerSet")
+        self.assertEqual(doc["spec"].get("replicas", 1), 1)
+        self.assertEqual(messages(doc, "efa-placement"), [])
+        templates = [t for f, t in doc["spec"]["leaderWorkerTemplate"].items() if f.endswith("Template")]
+        for template in templates:  # the kit's: one template for leader and workers
+            without_zone_affinity(template)
+        found = messages(doc, "efa-placement")
+        self.assertEqual(len(found), len(templates), found)
+        self.assertIn(f"runs {doc['spec']['leaderWorkerTemplate']['size']} pods with EFA devices", found[0])
+
+    def test_a_jobset_head_job_of_one_pod_is_part_of_the_cluster(self):
+        doc = build("jobset", "JobSet")
+        self.assertEqual(messages(doc, "efa-placement"), [])
+        head = doc["spec"]["replicatedJobs"][0]
+        self.assertEqual(head["template"]["spec"].get("parallelism", 1), 1)
+        without_zone_affinity(head["template"]["spec"]["template"])
+        found = messages(doc, "efa-placement")
+        self.assertEqual(len(found), 1, found)
+        self.assertIn(f"replicatedJobs[{head['name']}]", found[0])
