@@ -28,15 +28,31 @@ def _fail_codes(job_spec):
     return codes
 
 
-def _action(rules, rjob, reason):
-    """The action JobSet takes for a Job of `rjob` that failed for `reason`: its first matching rule."""
+def _actions(rules, rjob, reason):
+    """The actions JobSet may take for a Job of `rjob` that failed for `reason`, whatever the
+    Job's failure message: the first rule that matches decides, and a rule with
+    onJobFailureMessagePatterns matches only some messages, so its action is one of the
+    possible ones and the next rules are looked at too."""
+    found = []
     for rule in rules:
         if not isinstance(rule, dict):
             continue
         targets, reasons = rule.get("targetReplicatedJobs") or [], rule.get("onJobFailureReasons") or []
         if (not targets or rjob in targets) and (not reasons or reason in reasons):
-            return rule.get("action")
-    return "RestartJobSet"  # JobSet's default when no rule matches
+            if rule.get("action") not in found:
+                found.append(rule.get("action"))
+            if not rule.get("onJobFailureMessagePatterns"):  # an empty list matches every message
+                return found
+    if "RestartJobSet" not in found:
+        found.append("RestartJobSet")  # JobSet's default when no rule matches
+    return found
+
+
+def _gets(actions):
+    if len(actions) == 1:
+        return f"gets {actions[0]}"
+    return (f"may get {' or '.join(str(a) for a in actions)} (a rule's onJobFailureMessagePatterns decides by "
+            "the Job's failure message)")
 
 
 def jobset_failure_rules(doc):
@@ -59,16 +75,16 @@ def jobset_failure_rules(doc):
         if spec.get("backoffLimit", 6) != 0:
             problems.append(f"rule {RULE}: {where}.backoffLimit {spec.get('backoffLimit', '6 (default)')}: a retried "
                             "pod rejoins no cluster; set 0 and let the JobSet restart the whole cluster")
-        action = _action(rules, name, "PodFailurePolicy")
-        if codes and action != "FailJobSet":
+        actions = _actions(rules, name, "PodFailurePolicy")
+        if codes and actions != ["FailJobSet"]:
             problems.append(f"rule {RULE}: spec.failurePolicy: a {name} Job failed by its podFailurePolicy (64, 78) "
-                            f"gets {action}; add a first rule {{action: FailJobSet, onJobFailureReasons: "
+                            f"{_gets(actions)}; add a first rule {{action: FailJobSet, onJobFailureReasons: "
                             "[PodFailurePolicy]}")
         for reason in RETRY_REASONS:
-            action = _action(rules, name, reason)
-            if action not in RESTART_ALL:
+            actions = _actions(rules, name, reason)
+            if not set(actions) <= RESTART_ALL:
                 problems.append(f"rule {RULE}: spec.failurePolicy: a {name} Job failed for {reason} (69, 75, 76, "
-                                f"the command) gets {action}; the whole Ray cluster must restart (RestartJobSet)")
+                                f"the command) {_gets(actions)}; the whole Ray cluster must restart (RestartJobSet)")
     if dig(doc, "spec", "failurePolicy", "maxRestarts", default=0) < 1:
         problems.append(f"rule {RULE}: spec.failurePolicy.maxRestarts {dig(doc, 'spec', 'failurePolicy', 'maxRestarts', default=0)}: "
                         "69, 75 and 76 are retryable, so allow at least one restart")

@@ -113,6 +113,25 @@ class JobSetRules(unittest.TestCase):
         self.assertEqual(len(found), 2, found)  # head and workers: PodFailurePolicy gets RestartJobSet
         self.assertIn("gets RestartJobSet; add a first rule {action: FailJobSet", found[0])
 
+    def test_jobset_failure_message_patterns_match_only_some_failures(self):
+        doc = copy.deepcopy(self.jobset)
+        rules = doc["spec"]["failurePolicy"]["rules"]
+        self.assertEqual(messages(doc, "jobset-failure"), [])
+        # A FailJobSet rule for config errors that only some messages match: the others get the default.
+        for rule in rules:
+            if "PodFailurePolicy" in (rule.get("onJobFailureReasons") or []):
+                rule["onJobFailureMessagePatterns"] = ["exit code 78"]
+        found = messages(doc, "jobset-failure")
+        self.assertTrue(found, found)
+        self.assertIn("may get FailJobSet or RestartJobSet (a rule's onJobFailureMessagePatterns decides", found[0])
+        # A RestartJob rule before the whole-cluster restart, for some messages only: still wrong.
+        doc = copy.deepcopy(self.jobset)
+        doc["spec"]["failurePolicy"]["rules"].insert(0, {"name": "oom", "action": "RestartJob",
+                                                         "onJobFailureReasons": ["BackoffLimitExceeded"],
+                                                         "onJobFailureMessagePatterns": ["OOMKilled"]})
+        self.assertTrue(any("for BackoffLimitExceeded" in m and "may get RestartJob or" in m
+                            for m in messages(doc, "jobset-failure")), messages(doc, "jobset-failure"))
+
     def test_jobset_failure_retryable_codes_restart_it(self):
         doc = copy.deepcopy(self.jobset)
         self.job(doc, "workers")["template"]["spec"]["podFailurePolicy"]["rules"][0]["onExitCodes"]["values"] = [64, 69, 78]
