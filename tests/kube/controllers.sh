@@ -155,6 +155,53 @@ install_controller() {
     { tail -n 20 "$work/apply.log" >&2; die "applying $name's release manifests failed"; }
   kctl -n "$(controller_namespace "$name")" rollout status deployment --timeout 300s >/dev/null 2>&1 ||
     die "$name's controller did not become available in 300 s: kubectl -n $(controller_namespace "$name") describe pods"
+  wait_webhooks "$name" "$work/rendered.yaml"
+}
+
+# The webhooks' Services, one "configuration-kind configuration-name namespace service port" a
+# line (the first webhook naming each Service), from the rendered manifests.
+webhook_services() {
+  /usr/bin/python3 -c '
+import sys, yaml
+seen = {}
+for doc in yaml.safe_load_all(open(sys.argv[1])):
+    if doc and doc.get("kind") in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"):
+        for hook in doc.get("webhooks") or []:
+            svc = (hook.get("clientConfig") or {}).get("service")
+            if svc:
+                key = (svc["namespace"], svc["name"], svc.get("port", 443))
+                seen.setdefault(key, (doc["kind"].lower(), doc["metadata"]["name"]))
+for (ns, name, port), (kind, config) in sorted(seen.items()):
+    print(kind, config, ns, name, port)
+' "$1"
+}
+
+# wait_webhooks NAME RENDERED: a Deployment available is not yet a webhook reachable through its
+# Service: until its endpoints are ready and kube-proxy has them, the Service's address refuses
+# connections (kube-proxy's reject rule), and the API server fails every object the webhook sees
+# ("failed calling webhook ...: connection refused"). Wait until each one answers from the node as
+# the API server calls it: through the Service's address, its certificate verified against the
+# configuration's caBundle (which the controller writes when its certificate is made) for the
+# Service's DNS name. Any HTTP status will do.
+wait_webhooks() {
+  local name=$1 kind config ns svc port ip host ca deadline
+  ca=$(mktemp)
+  while read -r kind config ns svc port; do
+    ip=$(kctl -n "$ns" get service "$svc" -o jsonpath='{.spec.clusterIP}')
+    host=$svc.$ns.svc
+    deadline=$((SECONDS + 120))
+    until kctl get "$kind" "$config" -o jsonpath='{.webhooks[0].clientConfig.caBundle}' 2>/dev/null |
+            base64 -d >"$ca" 2>/dev/null && [[ -s "$ca" ]] &&
+          curl -sS -o /dev/null --max-time 3 --cacert "$ca" --resolve "$host:$port:$ip" \
+            "https://$host:$port/" 2>/dev/null; do
+      ((SECONDS < deadline)) || {
+        rm -f "$ca"
+        die "$name's webhook $ns/$svc ($ip:$port) does not answer with its certificate after 120 s: kubectl -n $ns get endpointslices,pods"
+      }
+      sleep 0.5
+    done
+  done < <(webhook_services "$2")
+  rm -f "$ca"
 }
 
 # remove_controller NAME: everything its manifests made (its webhooks first go with them).
