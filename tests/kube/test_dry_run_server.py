@@ -4,12 +4,14 @@ anything: `kubectl apply --dry-run=server` of every overlay, of every optional c
 the overlay it is meant for, and of every cluster-wide file an admin applies once, with the CRDs
 they need installed from the vendored, byte-identical upstream files (tests/data/schemas: Kueue
 0.19.2, the MPI Operator 0.8.0, Karpenter 1.14.1, the Prometheus Operator's PodMonitor and
-PrometheusRule, LWS, JobSet). None may be rejected. A CRD the cluster already has (LWS and JobSet
-of the real controllers, scripts/kube controllers) is used as it is and left alone: this test
-installs only the missing ones and deletes only those, or the scenarios of the real controllers
-would find their CRDs gone (ctest's lock `kube_crds` keeps it apart from their installs). The offline check (scripts/check-manifests) reads the same
-files against the 1.32 and 1.35 schemas; this is the 1.35 server itself: defaulting, every
-cross-field rule, CRD schemas with their CEL rules.
+PrometheusRule, LWS, JobSet). None may be rejected. The offline check (scripts/check-manifests)
+reads the same files against the 1.32 and 1.35 schemas; this is the 1.35 server itself:
+defaulting, every cross-field rule, CRD schemas with their CEL rules.
+
+A CRD the cluster already has (LWS and JobSet of the real controllers, scripts/kube controllers)
+is used as it is and left alone: this test installs only the missing ones and deletes only those,
+or the scenarios of the real controllers would find their CRDs gone (ctest's lock `kube_crds`
+keeps it apart from their installs).
 """
 import glob
 import os

@@ -14,7 +14,7 @@ after.
   program runs again on the head, its RAYLAUNCH_RESTART_COUNT going on from the store's record;
 - the head's pod deleted (a node drained, an eviction): the StatefulSet controller recreates it
   with the same claim and a new IP; the head comes back as the same cluster and the workers are
-  not restarted either, their raylets following the head's DNS name to its new address.
+  not restarted either: their raylets reach the head again at its new address.
 """
 import json
 import os
@@ -34,10 +34,11 @@ SAME_CLUSTER = "the head comes back as the same cluster"
 STAYING = "staying up (--on-success stay)"
 
 
-def volumes(namespace):
+def volumes(namespace, dirs):
     """One PersistentVolume per pod, pre-bound to the claim of its ordinal
-    (<template>-<statefulset>-<ordinal>), on a directory of the node."""
-    docs, dirs = [], []
+    (<template>-<statefulset>-<ordinal>), on a directory of the node (each added to `dirs` as
+    soon as it exists)."""
+    docs = []
     for i, _ in enumerate(PODS):
         path = os.path.join(STATE, "volumes", f"{namespace}-{i}")
         os.makedirs(path)
@@ -49,19 +50,24 @@ def volumes(namespace):
                               "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "",
                               "hostPath": {"path": path, "type": "Directory"},
                               "claimRef": {"namespace": namespace, "name": f"gcs-store-training-{i}"}}})
-    return docs, dirs
+    return docs
 
 
 class Store:
     """The test's volumes around a run of the component (the PersistentVolumes outlive the
-    namespace: deleted here)."""
+    namespace: deleted here, with their directories, also when making them failed half-way)."""
     def __init__(self, k):
         self.k = k
-        self.docs, self.dirs = volumes(k.namespace)
+        self.docs, self.dirs = [], []
 
     def __enter__(self):
-        text = "---\n".join(json.dumps(d) + "\n" for d in self.docs)
-        kubectl("apply", "-f", "-", input=text, env=self.k.env)  # cluster-wide, before the namespace
+        try:
+            self.docs = volumes(self.k.namespace, self.dirs)
+            text = "---\n".join(json.dumps(d) + "\n" for d in self.docs)
+            kubectl("apply", "-f", "-", input=text, env=self.k.env)  # cluster-wide, before the namespace
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc):
