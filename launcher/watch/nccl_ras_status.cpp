@@ -157,7 +157,10 @@ R parse_text(const std::string& body) {
   std::map<int, int> group_size;          // summary row: group number → ranks per communicator
   RasComm* block = nullptr;               // the communicator block being read
   enum class Top { none, summary, dead, missing } top = Top::none;
-  std::optional<std::uint64_t> ops;  // the count a "N ranks have launched up to …" line set
+  // The count a "N ranks have launched up to …" line set (a flag beside a number, not an
+  // optional: GCC 12 at -O2 calls a copy of the optional maybe-uninitialized, -Werror in CI).
+  bool group_ops_set = false;
+  std::uint64_t group_ops = 0;
   std::string kind;
   std::string block_type;  // INCOMPLETE, ERROR or MISMATCH
   bool in_summary = false;
@@ -190,7 +193,7 @@ R parse_text(const std::string& body) {
       c.progress += line + "\n";
       block = &c;
       block_type = m[4];
-      ops.reset();
+      group_ops_set = false;
       kind.clear();
       continue;
     }
@@ -214,9 +217,10 @@ R parse_text(const std::string& body) {
     if (std::regex_match(line, m, k_kind())) {
       block->counts_differ = true;
       kind = m[1];
-      ops.reset();
+      group_ops_set = false;
     } else if (std::regex_match(line, m, k_group_ops())) {
-      ops = m[2].matched ? to_u64(m[2]) : 0;
+      group_ops = m[2].matched ? to_u64(m[2]) : 0;
+      group_ops_set = true;
     } else if (std::regex_match(line, m, k_missing_ranks())) {
       block->missing_count += std::stoi(m[1]);
     } else if (std::regex_match(line, m, k_rank_line())) {
@@ -231,13 +235,13 @@ R parse_text(const std::string& body) {
       if (block_type == "INCOMPLETE") {
         block->missing.push_back(std::move(r));
       } else if (!kind.empty() && (how.starts_with(" has launched") || how.starts_with(" has not launched") ||
-                                   (how.empty() && ops))) {
+                                   (how.empty() && group_ops_set))) {
         r.op = kind;
         std::uint64_t n = 0;  // "has not launched any operations": 0
         if (m[3].matched) {
           n = to_u64(m[3]);
-        } else if (how.empty() && ops.has_value()) {
-          n = *ops;  // listed under "N ranks have launched up to operation X"
+        } else if (how.empty() && group_ops_set) {
+          n = group_ops;  // listed under "N ranks have launched up to operation X"
         }
         r.ops = n;
         block->ranks.push_back(std::move(r));
