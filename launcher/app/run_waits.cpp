@@ -114,6 +114,8 @@ WaitFinished RunWaits::join(std::stop_token stop) {
   options.wait.timeout = m_config.join_timeout;
   options.min_nodes = m_plan.min_nodes.value_or(0);
   options.quorum_grace = m_plan.quorum_grace;
+  options.own_name = m_plan.identity.hostname;
+  options.own_not_before_ms = static_cast<std::uint64_t>(m_state.ray_started_wall_ms.load());
   const auto start = std::chrono::steady_clock::now();
   options.on_answer = [this, start](const gcs::AliveCount& count) {
     m_state.nodes_alive.store(count.distinct_alive());

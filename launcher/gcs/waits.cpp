@@ -83,6 +83,18 @@ void log_joined(const JoinOptions& options, const JoinResult& r, std::chrono::mi
                util::plural(r.polls, "poll"), quorum, notes == std::string::npos ? std::string() : line.substr(notes));
 }
 
+// The table without the waiting pod's rows from before its `ray start` (JoinOptions::own_name).
+// Only tables with names: a light row has no name, and the light count never decides alone.
+void drop_own_stale_rows(const JoinOptions& options, NodeTable& table) {
+  if (options.own_name.empty() || options.own_not_before_ms == 0 || !table.has_names) {
+    return;
+  }
+  std::erase_if(table.nodes, [&](const NodeEntry& e) {
+    return e.alive && e.node_name == options.own_name && e.start_time_ms != 0 &&
+           e.start_time_ms < options.own_not_before_ms;
+  });
+}
+
 }  // namespace
 
 JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::Clock& clock, std::stop_token stop) {
@@ -127,6 +139,7 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
         if (!reply) {
           return failed(reply.error());
         }
+        drop_own_stale_rows(options, reply.value());
         AliveCount count = count_alive(reply.value(), options.expected_names);
         if (!reply.value().has_names) {
           ++result.light_polls;
@@ -144,6 +157,7 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
             if (!full) {
               return failed(full.error());
             }
+            drop_own_stale_rows(options, full.value());
             const AliveCount confirmed = count_alive(full.value(), options.expected_names);
             refuted = Refuted{};
             if (confirmed.distinct_alive() < decisive) {

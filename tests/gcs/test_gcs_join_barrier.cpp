@@ -489,3 +489,63 @@ TEST_CASE("a quorum's grace starts from names, not from a light count a stale ro
   CHECK(r.elapsed >= 6s + 5s);
   CHECK(r.elapsed < 6s + 5s + 1s);
 }
+
+namespace {
+
+NodeEntry row(const char* name, std::uint64_t started_ms) {
+  NodeEntry e;
+  e.node_name = name;
+  e.alive = true;
+  e.start_time_ms = started_ms;
+  return e;
+}
+
+JoinOptions two_on_the_head(std::uint64_t ray_started_ms) {
+  JoinOptions o;
+  o.nodes = 2;
+  o.expected_names = {"training-0", "training-1"};
+  o.wait.timeout = 60s;
+  o.own_name = "training-0";
+  o.own_not_before_ms = ray_started_ms;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a head restarted on its store waits for its new raylet, not the dead one's recovered row") {
+  // Seen on real Ray 2.60.0 (RocksDB store): the restarted head's GCS recovered training-0's row of
+  // the killed raylet, still ALIVE, and the barrier passed before the new raylet had registered.
+  FakeClock clock;
+  NodeTable recovered;
+  recovered.nodes = {row("training-0", 1'000), row("training-1", 1'200)};
+  NodeTable registered = recovered;
+  registered.nodes.push_back(row("training-0", 9'500));
+  ScriptedSource source(clock, {recovered, recovered, registered});
+  const JoinResult r = wait_for_nodes(source, two_on_the_head(9'000), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::ready);
+  CHECK(r.polls == 3);
+}
+
+TEST_CASE("only the waiting pod's own old rows are set aside: another pod's and Ray < 2.5's count") {
+  FakeClock clock;
+  NodeTable table;
+  // training-1 joined before this head's ray start (a worker that outlived its head); the head's
+  // row has no start time (Ray < 2.5 does not say): both count.
+  table.nodes = {row("training-0", 0), row("training-1", 1'200)};
+  ScriptedSource source(clock, {table});
+  const JoinResult r = wait_for_nodes(source, two_on_the_head(9'000), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::ready);
+  CHECK(r.polls == 1);
+}
+
+TEST_CASE("the head's own stale row alone never ends the barrier: it is named missing at the timeout") {
+  FakeClock clock;
+  NodeTable recovered;
+  recovered.nodes = {row("training-0", 1'000), row("training-1", 1'200)};
+  ScriptedSource source(clock, {recovered});
+  JoinOptions options = two_on_the_head(9'000);
+  options.wait.timeout = 10s;
+  const JoinResult r = wait_for_nodes(source, options, clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::not_ready);
+  CHECK(r.reason == "join timed out after 10s: 1/2 nodes alive; missing: training-0");
+}

@@ -5,12 +5,13 @@ through `raylaunch run` on nodes with PID and mount namespaces of their own (iss
 - the head killed with SIGKILL (every process: a container kill) and started again on its store:
   the worker is not restarted, its raylaunch goes on (no "new cluster"), its row is ALIVE again in
   the same cluster, and the head's command runs again, its RAYLAUNCH_RESTART_COUNT on from the
-  store's record of its starts;
+  store's record of its starts, and its barrier ending on its new raylet's row, not on the killed one's that the GCS recovered ALIVE;
 - a store claimed by another cluster: the head exits 78 before `ray start`, naming that cluster.
 
 The store lives on a disk under /var/tmp: the test's private /run is tmpfs, which raylaunch
 refuses (a store in memory).
 """
+import datetime
 import os
 import shutil
 import sys
@@ -31,6 +32,15 @@ def log_of(node):
         return f.read()
 
 
+def logged_at(log, text):
+    """The wall time (ms) of the first log line containing `text`, or None."""
+    for line in log.splitlines():
+        if text in line:
+            stamp = line.split(" ", 1)[0]
+            return int(datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%f").timestamp() * 1000)
+    return None
+
+
 def store_env(path):
     return {"RAY_gcs_storage": "rocksdb", "RAY_gcs_storage_path": path, "RAYLAUNCH_HEAD_WATCH": "1s"}
 
@@ -46,6 +56,9 @@ def test_head_restart_on_its_store():
             worker.start_raylaunch(2)
             first = c.wait_alive(["training-0", "training-1"])
             worker.wait_settled()
+            # Killed once its command has started (and recorded that start on the store): on a
+            # loaded machine the barrier can end after the test saw both rows ALIVE.
+            wait_for(lambda: "started the command (pid" in log_of(head), 240, "the head's command to start")
             ids = {n["node_id"] for n in first["nodes"] if n["node_name"] == "training-0"}
             expect(os.path.exists(os.path.join(store, "raylaunch-cluster")), "the store is claimed")
             head.crash()
@@ -54,6 +67,12 @@ def test_head_restart_on_its_store():
             wait_for(lambda: "belongs to training: the head comes back as the same cluster" in log_of(head), 60,
                      "the restarted head to take its store back")
             wait_for(lambda: "started the command (pid" in log_of(head), 240, "the command to run again")
+            # The GCS recovers the killed raylet's row ALIVE: the barrier must wait for the new one.
+            fresh = [n for n in c.rows("training-0", alive=True) if n["node_id"] not in ids]
+            joined = logged_at(log_of(head), "nodes alive after")
+            expect(fresh and joined is not None and fresh[0]["start_time_ms"] <= joined,
+                   "the restarted head's barrier ended after its new raylet started, not on the dead one's row",
+                   f"new rows {fresh}, barrier ended at {joined} ms\n{log_of(head)[-3000:]}")
             # The restarted container's command is a restart too: its count goes on from the store's record.
             expect("RAYLAUNCH_RESTART_COUNT goes on from 1" in log_of(head), "the count goes on", log_of(head)[-3000:])
             with open(os.path.join(store, "raylaunch-command-runs")) as f:
