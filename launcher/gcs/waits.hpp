@@ -53,9 +53,9 @@ struct JoinOptions {
   // The waiting pod's own row counts only if its raylet started at or after `own_not_before_ms`
   // (wall ms: this `ray start`). A head restarted on its store (RocksDB or Redis) recovers its
   // dead raylet's row ALIVE, and it stays so until the GCS's health check gives up on it (about
-  // 20 s: 5 s, then 5 failures 3 s apart; ray_config_def.h health_check_*): counted, the barrier would pass before this pod's new raylet had registered and
-  // start the command on a node Ray does not have yet. Rows without a start time (Ray < 2.5)
-  // always count.
+  // 20 s: 5 s, then 5 failures 3 s apart; ray_config_def.h health_check_*). Counted, the barrier
+  // would pass before this pod's new raylet had registered and start the command on a node Ray
+  // does not have yet. Rows without a start time (Ray < 2.5) always count.
   std::string own_name;
   std::uint64_t own_not_before_ms = 0;
 };
