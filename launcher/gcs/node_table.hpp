@@ -27,6 +27,9 @@ struct NodeEntry {
 
   // What identifies a pod across restarts: node_name, else the IP, else the node id.
   const std::string& pod_key() const;
+  // Registered by a raylet that started before `wall_ms` (an earlier `ray start` of the same pod).
+  // start_time_ms is the raylet's own clock, the pod's; 0 before Ray 2.5: never told apart.
+  bool started_before(std::uint64_t wall_ms) const { return start_time_ms != 0 && start_time_ms < wall_ms; }
 };
 
 // The decoded GetAllNodeInfo reply.

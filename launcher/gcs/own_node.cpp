@@ -7,8 +7,7 @@ namespace launcher::gcs {
 std::optional<OwnNode> own_node_in(const NodeTable& table, const std::string& name, std::uint64_t not_before_ms) {
   std::optional<OwnNode> best;
   for (const NodeEntry& e : table.nodes) {
-    // start_time_ms is the raylet's own clock, this pod's (0 before Ray 2.5: not told apart).
-    if (!e.alive || e.node_name != name || (e.start_time_ms != 0 && e.start_time_ms < not_before_ms)) {
+    if (!e.alive || e.node_name != name || e.started_before(not_before_ms)) {
       continue;
     }
     auto id = NodeId::from_hex(e.node_id_hex);

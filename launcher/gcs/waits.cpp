@@ -90,8 +90,7 @@ void drop_own_stale_rows(const JoinOptions& options, NodeTable& table) {
     return;
   }
   std::erase_if(table.nodes, [&](const NodeEntry& e) {
-    return e.alive && e.node_name == options.own_name && e.start_time_ms != 0 &&
-           e.start_time_ms < options.own_not_before_ms;
+    return e.alive && e.node_name == options.own_name && e.started_before(options.own_not_before_ms);
   });
 }
 

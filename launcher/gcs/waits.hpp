@@ -52,8 +52,9 @@ struct JoinOptions {
   std::chrono::milliseconds quorum_grace{60'000};
   // The waiting pod's own row counts only if its raylet started at or after `own_not_before_ms`
   // (wall ms: this `ray start`). A head restarted on its store (RocksDB or Redis) recovers its
-  // dead raylet's row ALIVE, and it stays so until the GCS's health check gives up on it (about
-  // 20 s: 5 s, then 5 failures 3 s apart; ray_config_def.h health_check_*). Counted, the barrier
+  // dead raylet's row ALIVE, and it stays so until the GCS's health check gives up on it (14 s
+  // on 2.60.0 for a pod back on its IP, docs/compat.md; Ray's health_check_* defaults in
+  // ray_config_def.h allow about 20 s). Counted, the barrier
   // would pass before this pod's new raylet had registered and start the command on a node Ray
   // does not have yet. Rows without a start time (Ray < 2.5) always count.
   std::string own_name;
