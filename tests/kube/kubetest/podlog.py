@@ -33,11 +33,18 @@ class NodeLogs:
     def __init__(self, root, namespace):
         self.root, self.namespace = root, namespace
         self.lock = threading.Lock()
+        # One reader at a time: the watcher thread and a test's own look both poll, and two reads
+        # from the same offset would duplicate a record, or splice one's rest into the other's.
+        self.reading = threading.Lock()
         self.offsets = {}   # path -> bytes read
         self.partial = {}   # path -> unfinished record
         self.lines = {}     # (uid, container, restart) -> [(time, stream, text)]
 
     def poll(self):
+        with self.reading:
+            self._poll()
+
+    def _poll(self):
         prefix = self.namespace + "_"
         try:
             pods = [d for d in os.listdir(self.root) if d.startswith(prefix)]
