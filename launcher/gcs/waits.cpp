@@ -181,7 +181,9 @@ JoinResult wait_for_nodes(NodeSource& source, const JoinOptions& options, util::
         const int present = result.last_count.distinct_alive();
         const bool joined = last_named && present >= wanted();
         result.quorum = joined && present < options.nodes;
-        return {joined ? Kind::done : Kind::waiting, progress_line(result.last_count, options.nodes)};
+        // The line of the last full poll, names included, while a light count agrees with it: a
+        // line that lost its names at each light poll would be logged twice every 10 s.
+        return {joined ? Kind::done : Kind::waiting, progress(result, options.nodes)};
       });
   result.end = report.end;
   result.polls = report.attempts;
