@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <deque>
 
+#include "captured_log.hpp"
 #include "fakes.hpp"
 #include "gcs/waits.hpp"
 
@@ -273,6 +274,24 @@ TEST_CASE("light polls between named ones, only a table with names decides the j
   CHECK(source.light == 3);
   CHECK(r.light_polls == 3);
   CHECK(r.last_count.distinct_alive() == 4);
+}
+
+TEST_CASE("the progress a user reads: one line each 10 s, naming the missing pods, light polls between") {
+  // A light count has no names; its line had none either, and as the line changed at every
+  // named poll the log had two lines each 10 s, one of them not saying who was missing.
+  FakeClock clock;
+  using P = std::vector<std::pair<const char*, const char*>>;
+  LightSource source(clock, {P{{"training-0", "10.0.0.1"}}});
+  test_support::CapturedLog log;
+  const JoinResult r = wait_for_nodes(source, four(35s), clock, {});
+  CHECK(r.end == launcher::util::WaitEnd::not_ready);
+  CHECK(source.light > 4 * source.full);
+  const auto lines = log.lines_with("nodes alive");
+  REQUIRE(lines.size() >= 3);
+  CHECK(lines.size() <= 5);  // at 0, 10, 20 and 30 s, and the end's
+  for (const auto& line : lines) {
+    CHECK_THAT(line, Catch::Matchers::Contains("1/4 nodes alive; missing: training-1, training-2, training-3"));
+  }
 }
 
 TEST_CASE("a restarted pod's stale row, counted twice by IP, does not end the barrier") {

@@ -9,38 +9,14 @@
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <memory>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
-#include <sstream>
 #include <string>
 
+#include "captured_log.hpp"
 #include "supervisor/output_relay.hpp"
 #include "util/fd.hpp"
 
 using launcher::supervisor::OutputRelay;
-
-namespace {
-
-// The default logger, for one test, into a string.
-class CapturedLog {
- public:
-  CapturedLog() : m_previous(spdlog::default_logger()) {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(m_text);
-    sink->set_pattern("%v");
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("captured", sink));
-  }
-  ~CapturedLog() { spdlog::set_default_logger(m_previous); }
-  std::size_t lines() const {
-    const std::string text = m_text.str();
-    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-  }
-
- private:
-  std::shared_ptr<spdlog::logger> m_previous;
-  std::ostringstream m_text;
-};
-
-}  // namespace
+using test_support::CapturedLog;
 
 TEST_CASE("Ray's output: one turn of the event loop reads at most 64 KiB of it, and nothing is lost",
           "[supervisor]") {
