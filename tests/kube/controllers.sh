@@ -43,9 +43,8 @@ build_controller() {
   say "building $name $version from its Go module (once; a few minutes on 2 cores)"
   mkdir -p "$out.partial"
   (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$out.partial/manager" \
-     "$(controller_field "$name" 3)") 2>&1 | progress_lines ||
+     "$(controller_field "$name" 3)") 2>&1 | progress_lines && [[ -x "$out.partial/manager" ]] ||
     die "building $name $version failed (output above); run it again: Go's cache keeps what was built"
-  [[ -x "$out.partial/manager" ]] || die "building $name $version failed (output above); run it again: Go's cache keeps what was built"
   rm -rf "$out"; mv "$out.partial" "$out"
   say "  $name built in $((SECONDS - started)) s"
 }
