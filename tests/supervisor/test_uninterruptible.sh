@@ -19,8 +19,8 @@ thaw_all() {
 }
 trap 'thaw_all; cleanup' EXIT  # fail_fast.sh's cleanup too, once nothing is frozen
 # freeze PIDFILE: the process whose pid is in $WORK/PIDFILE, frozen (state D from now on). A
-# freeze can stay FREEZING, under load, when it catches the shell between a child's exit and its
-# reaping: thawed and tried again, 5 s each time, 4 times.
+# freeze stayed FREEZING for more than 10 s once, in a loaded full run (why is not known): it is
+# thawed and tried again, 5 s each time, 4 times.
 freeze() {
   local try i
   poll 20 test -s "$WORK/$1"
